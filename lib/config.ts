@@ -1,0 +1,127 @@
+/**
+ * Configuration: environment variables, profiles and the values the CLI
+ * resolves into one {@link Config}. Every variable read here is listed in
+ * the README; nothing else in the product reads the environment directly.
+ *
+ * @module
+ */
+
+/** Tool-name profiles: `desktop` uses snake_case names, `code` PascalCase. */
+export const PROFILES = ["desktop", "code"] as const;
+/** A tool-name profile. */
+export type Profile = typeof PROFILES[number];
+
+/** Output formats for record-shaped results. */
+export const OUTPUT_FORMATS = [
+  "markdown",
+  "json",
+  "toon",
+  "pretty",
+  "compact",
+  "csv",
+] as const;
+/** An output format for record-shaped results. */
+export type OutputFormat = typeof OUTPUT_FORMATS[number];
+
+/** HTTP serving settings. */
+export interface HttpConfig {
+  /** Address to bind; loopback by default. */
+  host: string;
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Bearer token required on `/mcp` when set (required off loopback). */
+  token?: string;
+  /** Extra allowed `Origin` values (exact origins such as `https://app.example`). */
+  allowedOrigins: string[];
+  /** Extra allowed `Host` names (without port). */
+  allowedHosts: string[];
+}
+
+/** Everything the server needs to start. */
+export interface Config {
+  /** Tool-name profile. */
+  profile: Profile;
+  /** Default output format of record-shaped tools. */
+  defaultOutput: OutputFormat;
+  /** HTTP settings (used by `serve --http`). */
+  http: HttpConfig;
+}
+
+/** Reads an environment variable; `undefined` when unset, blank or not permitted. */
+export function env(name: string): string | undefined {
+  try {
+    const value = Deno.env.get(name)?.trim();
+    // An unsubstituted template from a client config (`${...}`) counts as unset.
+    if (!value || value.startsWith("${")) return undefined;
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether an environment variable is set to a truthy word (1, true, yes, on). */
+export function envFlag(name: string): boolean {
+  const value = env(name)?.toLowerCase();
+  return value === "1" || value === "true" || value === "yes" ||
+    value === "on";
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** Error for a configuration value outside its allowed set. */
+export class ConfigError extends Error {
+  /** Creates the error; the message is shown to the user as is. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Checks that `value` is one of `allowed`, naming the valid values if not. */
+export function oneOf<T extends string>(
+  what: string,
+  allowed: readonly T[],
+  value: string,
+): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(
+    `invalid ${what} '${value}'; valid values: ${allowed.join(", ")}`,
+  );
+}
+
+/** Builds the configuration from the environment, before CLI overrides. */
+export function configFromEnv(): Config {
+  const profile = env("PARKOUR_PROFILE");
+  const output = env("PARKOUR_DEFAULT_OUTPUT");
+  return {
+    profile: profile ? oneOf("PARKOUR_PROFILE", PROFILES, profile) : "desktop",
+    defaultOutput: output ? oneOf("PARKOUR_DEFAULT_OUTPUT", OUTPUT_FORMATS, output) : "markdown",
+    http: {
+      host: "127.0.0.1",
+      port: 8765,
+      token: env("PARKOUR_HTTP_TOKEN"),
+      allowedOrigins: list(env("PARKOUR_HTTP_ALLOWED_ORIGINS")),
+      allowedHosts: list(env("PARKOUR_HTTP_ALLOWED_HOSTS")),
+    },
+  };
+}
+
+/**
+ * Replaces `{tool:<key>}` placeholders in a description or tip with the
+ * tool's name in the active profile. An unknown key is an error, so a typo
+ * in a description fails at registration rather than reaching a client.
+ */
+export function expandToolRefs(
+  template: string,
+  resolve: (key: string) => string | undefined,
+): string {
+  return template.replace(/\{tool:([a-z0-9_]+)\}/g, (_, key: string) => {
+    const name = resolve(key);
+    if (name === undefined) {
+      throw new ConfigError(`unknown tool reference {tool:${key}}`);
+    }
+    return name;
+  });
+}

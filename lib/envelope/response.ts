@@ -1,0 +1,208 @@
+/**
+ * Assembling a tool response: frontmatter, then server-written lines, then
+ * fenced external text, under the response cap.
+ *
+ * No response exceeds {@link RESPONSE_TOKEN_CAP} tokens (Claude Code rejects
+ * larger tool results). When a response would, the fenced text is cut at a
+ * line boundary and the frontmatter says so (`truncated`, `original_tokens`,
+ * `returned_tokens`) with a hint on how to read on.
+ *
+ * @module
+ */
+import { estimateTokens, truncateToTokens } from "../content/tokens.ts";
+import { htmlToText } from "../content/text.ts";
+import { fence, newFenceId, sanitizeLabel } from "./fence.ts";
+import type { Frontmatter, RenderContext } from "./frontmatter.ts";
+import { TipLedger } from "./tips.ts";
+import { type Trusted, trusted } from "./trusted.ts";
+
+/** The largest response, in estimated tokens, whatever the caller asks for. */
+export const RESPONSE_TOKEN_CAP = 25_000;
+
+/** A tool result in MCP's shape, without depending on SDK types. */
+export interface ToolResult {
+  /** Text blocks; responses here always carry exactly one. */
+  content: { type: "text"; text: string }[];
+  /** Structured copy of the result (json output format). */
+  structuredContent?: Record<string, unknown>;
+  /** True when the call failed. */
+  isError?: boolean;
+}
+
+/** External text to fence. */
+export interface FencedPart {
+  /** The text, as received or converted. */
+  content: string;
+  /** Title shown inside the fence. */
+  title?: string;
+  /** Marker label; `untrusted content` by default. */
+  label?: string;
+}
+
+/** The parts of a response. */
+export interface ResponseSpec {
+  /** Trusted metadata. */
+  frontmatter: Frontmatter;
+  /** Server-written lines between frontmatter and fences (pagination notes). */
+  notes?: Trusted[];
+  /** External text, each part fenced. */
+  fences?: FencedPart[];
+  /** Structured copy (json output format). */
+  structured?: Record<string, unknown>;
+  /** How to read on when the cap cuts the response; a generic hint otherwise. */
+  readOn?: Trusted;
+}
+
+/** Render settings: the profile's tool names, the tip ledger and the cap. */
+export interface ResponseContext extends RenderContext {
+  /** Cap in tokens; never above {@link RESPONSE_TOKEN_CAP}. */
+  maxTokens?: number;
+}
+
+const DEFAULT_READ_ON = trusted
+  .text`the response was cut to fit the size cap; ask for a narrower view (section=, search=, slices=) or a smaller max_tokens`;
+
+function assemble(fmText: string, notes: string[], fenced: string[]): string {
+  return [fmText, ...notes, ...fenced].join("\n\n");
+}
+
+/** Builds the final text (and structured copy) of a response. */
+export function buildResponse(
+  spec: ResponseSpec,
+  context: ResponseContext,
+): ToolResult {
+  const cap = Math.min(context.maxTokens ?? RESPONSE_TOKEN_CAP, RESPONSE_TOKEN_CAP);
+  const fm = spec.frontmatter;
+  const parts = spec.fences ?? [];
+  let id = newFenceId();
+  while (parts.some((p) => p.content.includes(id))) id = newFenceId();
+  if (parts.length > 0) fm.markFenced(id);
+  const notes = (spec.notes ?? []).map(String);
+  const render = (contents: string[]) =>
+    contents.map((content, i) =>
+      fence(content, { id, title: parts[i].title, label: parts[i].label })
+    );
+
+  const full = render(parts.map((p) => p.content));
+  const dry = { ...context, tips: new TipLedger() };
+  const fullText = assemble(fm.render(dry), notes, full);
+  const originalTokens = estimateTokens(fullText);
+  let structured = spec.structured;
+  if (originalTokens <= cap) {
+    if (structured && estimateTokens(JSON.stringify(structured)) > cap) {
+      structured = undefined;
+      fm.append(
+        "note",
+        trusted.text`structuredContent omitted: it exceeds the size cap of ${cap} tokens`,
+      );
+    }
+    return result(assemble(fm.render(context), notes, full), structured);
+  }
+
+  fm.set("truncated", true);
+  fm.set("original_tokens", originalTokens);
+  // Same order of magnitude as the final figure, so the measurement holds.
+  fm.set("returned_tokens", cap);
+  fm.append("hint", spec.readOn ?? DEFAULT_READ_ON);
+  if (structured) {
+    structured = undefined;
+    fm.append(
+      "note",
+      trusted.text`structuredContent omitted because the response was cut`,
+    );
+  }
+  // Measure everything but the fenced text, then share the rest in order.
+  const skeleton = assemble(fm.render(dry), notes, render(parts.map(() => "")));
+  let budget = cap - estimateTokens(skeleton) - 16;
+  const cut = parts.map((p) => {
+    const piece = truncateToTokens(p.content, Math.max(0, budget));
+    budget -= estimateTokens(piece) + 1;
+    return piece;
+  });
+  const fencedCut = render(cut);
+  fm.set(
+    "returned_tokens",
+    estimateTokens(assemble(fm.render(dry), notes, fencedCut)),
+  );
+  return result(assemble(fm.render(context), notes, fencedCut));
+}
+
+function result(text: string, structured?: Record<string, unknown>): ToolResult {
+  const out: ToolResult = { content: [{ type: "text", text }] };
+  if (structured) out.structuredContent = structured;
+  return out;
+}
+
+/** Details of a failed upstream response, for {@link errorResult}. */
+export interface RemoteError {
+  /** HTTP status. */
+  status?: number;
+  /** The response body (HTML or text). */
+  body?: string;
+  /** Its media type. */
+  contentType?: string;
+}
+
+/** Longest extract of a remote error page shown to the caller. */
+export const ERROR_EXTRACT_CHARS = 600;
+
+/**
+ * A failed call: `Error: <message>` with, when the upstream server explained
+ * itself, a fenced extract of its error page. `message` is server-written
+ * (it may quote the caller's own URL) and should say what to try next.
+ */
+export function errorResult(message: string, remote?: RemoteError): ToolResult {
+  // deno-lint-ignore no-control-regex
+  const clean = message.toWellFormed().replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ");
+  let text = clean.startsWith("Error: ") ? clean : `Error: ${clean}`;
+  if (remote?.body) {
+    const isHtml = /html/i.test(remote.contentType ?? "") ||
+      /^\s*<(?:!doctype|html|head|body)/i.test(remote.body);
+    let extract = isHtml ? htmlToText(remote.body) : remote.body.trim();
+    if (extract.length > ERROR_EXTRACT_CHARS) {
+      extract = extract.slice(0, ERROR_EXTRACT_CHARS).trimEnd() + " …";
+    }
+    if (extract) {
+      text += "\n\nThe server returned an error page:\n\n" +
+        fence(extract, { id: newFenceId(), label: "untrusted error page" });
+    }
+  }
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** Re-exported for callers that build titles outside fences. */
+export { sanitizeLabel };
+
+/**
+ * An expected failure a handler throws; becomes an {@link errorResult}.
+ * The message says what happened and what to try next.
+ */
+export class ToolError extends Error {
+  /** Upstream error details, if any. */
+  readonly remote?: RemoteError;
+  /** Creates the error. */
+  constructor(message: string, remote?: RemoteError) {
+    super(message);
+    this.name = "ToolError";
+    this.remote = remote;
+  }
+}
+
+/**
+ * Last line of defence for the response cap: cuts an oversize text at a line
+ * boundary and, if the cut lands inside a fence, closes that fence with its
+ * own marker so no unfenced external text results.
+ */
+export function capText(text: string, cap: number = RESPONSE_TOKEN_CAP): string {
+  if (estimateTokens(text) <= cap) return text;
+  const notice = "(response cut: it exceeded the size cap of " + cap +
+    " tokens; ask for a narrower view)";
+  const lines = truncateToTokens(text, cap - 64).split("\n");
+  let open: string | undefined;
+  for (const line of lines) {
+    if (line.startsWith("┌─ ")) open = line;
+    else if (open && line === "└─ " + open.slice(3)) open = undefined;
+  }
+  if (open) lines.push("│", "└─ " + open.slice(3));
+  return lines.join("\n") + "\n\n" + notice;
+}

@@ -1,0 +1,10 @@
+/**
+ * The tools the server ships, in `tools/list` order. Each tool lives in its
+ * own module in this folder and is added here.
+ *
+ * @module
+ */
+import type { ToolDefinition } from "./registry.ts";
+
+/** Every shipped tool, in list order. */
+export const TOOLS: readonly ToolDefinition[] = [];

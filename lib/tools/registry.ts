@@ -1,0 +1,212 @@
+/**
+ * The tool registry: what every tool declares, and how the declarations
+ * become a profile's tool list.
+ *
+ * A tool declares a zod input schema, a title, annotations and a description
+ * written for an LLM. Descriptions may differ per profile and name sibling
+ * tools as `{tool:<key>}`, resolved to the profile's names (`desktop`:
+ * snake_case, `code`: PascalCase). The list order is the order of
+ * declaration, so `tools/list` is deterministic. Declarations are checked
+ * when the registry is built: duplicate keys or names, names in the wrong
+ * case for their profile, and unknown `{tool:...}` references are errors.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { expandToolRefs, type OutputFormat, type Profile, PROFILES } from "../config.ts";
+import type { ResponseContext, ResponseSpec, ToolResult } from "../envelope/response.ts";
+import { buildResponse } from "../envelope/response.ts";
+import type { TipLedger } from "../envelope/tips.ts";
+
+/** Behaviour hints shown to clients. */
+export interface ToolAnnotations {
+  /** The tool does not change anything. */
+  readOnlyHint: boolean;
+  /** The tool may destroy or overwrite data. */
+  destructiveHint: boolean;
+  /** Calling twice with the same arguments has no further effect. */
+  idempotentHint?: boolean;
+  /** The tool reaches outside the server (the web, APIs). */
+  openWorldHint: boolean;
+}
+
+/** What a handler gets besides its arguments. */
+export interface ToolContext {
+  /** Active profile. */
+  profile: Profile;
+  /** Default output format for record-shaped results. */
+  defaultOutput: OutputFormat;
+  /** Aborted when the client cancels the call. */
+  signal: AbortSignal;
+  /** Name of a tool (or client tool) in the active profile. */
+  toolName(key: string): string | undefined;
+  /** Reports progress when the client asked for it; a no-op otherwise. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Builds a response with this profile's names and the response cap. */
+  respond(spec: ResponseSpec): ToolResult;
+}
+
+/** One tool's declaration. */
+export interface ToolDefinition<
+  Schema extends z.ZodObject = z.ZodObject,
+> {
+  /** Internal key, lower snake case; other tools refer to it as `{tool:key}`. */
+  key: string;
+  /** Names per profile. */
+  names: Record<Profile, string>;
+  /** Human-readable title. */
+  title: string;
+  /** Description for the LLM: one text, or one per profile. */
+  description: string | Record<Profile, string>;
+  /** Input schema (a zod object). */
+  inputSchema: Schema;
+  /** Behaviour hints. */
+  annotations: ToolAnnotations;
+  /** Runs the tool. Thrown errors become `isError` results. */
+  handler(
+    args: z.infer<Schema>,
+    context: ToolContext,
+  ): ToolResult | Promise<ToolResult>;
+}
+
+/** Declares a tool with its argument types inferred from the schema. */
+export function defineTool<Schema extends z.ZodObject>(
+  definition: ToolDefinition<Schema>,
+): ToolDefinition<Schema> {
+  return definition;
+}
+
+/**
+ * Names of the client's own tools that descriptions may refer to as
+ * `{tool:web_fetch}` or `{tool:web_search}`.
+ */
+export const CLIENT_TOOL_NAMES: Record<string, Record<Profile, string>> = {
+  web_fetch: { desktop: "web_fetch", code: "WebFetch" },
+  web_search: { desktop: "web_search", code: "WebSearch" },
+};
+
+const NAME_PATTERN: Record<Profile, RegExp> = {
+  desktop: /^[a-z][a-z0-9_]{0,63}$/,
+  code: /^[A-Z][A-Za-z0-9]{0,63}$/,
+};
+
+/** A tool as one profile shows it. */
+export interface ResolvedTool {
+  /** The declaration. */
+  definition: ToolDefinition;
+  /** Name in the profile. */
+  name: string;
+  /** Description with sibling names resolved. */
+  description: string;
+}
+
+/** The tools of one profile, checked and resolved. */
+export class ToolRegistry {
+  readonly profile: Profile;
+  readonly #tools: ResolvedTool[];
+  readonly #byKey = new Map<string, ResolvedTool>();
+  readonly #byName = new Map<string, ResolvedTool>();
+
+  /** Checks the declarations and resolves them for `profile`. */
+  constructor(definitions: readonly ToolDefinition[], profile: Profile) {
+    this.profile = profile;
+    validateDefinitions(definitions);
+    const keys = new Map(definitions.map((d) => [d.key, d]));
+    const resolve = (key: string) =>
+      keys.get(key)?.names[profile] ?? CLIENT_TOOL_NAMES[key]?.[profile];
+    this.#tools = definitions.map((definition) => {
+      const template = typeof definition.description === "string"
+        ? definition.description
+        : definition.description[profile];
+      const tool: ResolvedTool = {
+        definition,
+        name: definition.names[profile],
+        description: expandToolRefs(template, resolve).trimEnd(),
+      };
+      this.#byKey.set(definition.key, tool);
+      this.#byName.set(tool.name, tool);
+      return tool;
+    });
+  }
+
+  /** The tools in declaration order. */
+  list(): readonly ResolvedTool[] {
+    return this.#tools;
+  }
+
+  /** A tool by its name in this profile. */
+  byName(name: string): ResolvedTool | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** The profile's name for a tool key (or a client tool key). */
+  toolName = (key: string): string | undefined =>
+    this.#byKey.get(key)?.name ?? CLIENT_TOOL_NAMES[key]?.[this.profile];
+}
+
+/** Checks declarations for every profile; throws on the first problem. */
+export function validateDefinitions(definitions: readonly ToolDefinition[]): void {
+  const keys = new Set<string>();
+  for (const d of definitions) {
+    if (!/^[a-z][a-z0-9_]*$/.test(d.key)) {
+      throw new Error(`tool key '${d.key}' must be lower snake case`);
+    }
+    if (keys.has(d.key)) throw new Error(`duplicate tool key '${d.key}'`);
+    keys.add(d.key);
+  }
+  for (const profile of PROFILES) {
+    const names = new Set<string>();
+    const resolve = (key: string) =>
+      definitions.find((d) => d.key === key)?.names[profile] ??
+        CLIENT_TOOL_NAMES[key]?.[profile];
+    for (const d of definitions) {
+      const name = d.names[profile];
+      if (!NAME_PATTERN[profile].test(name)) {
+        throw new Error(
+          `tool '${d.key}': name '${name}' does not fit the ${profile} profile`,
+        );
+      }
+      if (names.has(name)) throw new Error(`duplicate tool name '${name}'`);
+      names.add(name);
+      const template = typeof d.description === "string" ? d.description : d.description[profile];
+      if (!template?.trim()) {
+        throw new Error(`tool '${d.key}' has no ${profile} description`);
+      }
+      try {
+        expandToolRefs(template, resolve);
+      } catch (error) {
+        throw new Error(`tool '${d.key}' (${profile}): ${(error as Error).message}`);
+      }
+    }
+  }
+}
+
+/** Settings a {@link ToolContext} is built from. */
+export interface ContextSettings {
+  /** Registry of the active profile. */
+  registry: ToolRegistry;
+  /** Default output format. */
+  defaultOutput: OutputFormat;
+  /** Tip ledger (the process ledger unless a test passes its own). */
+  tips?: TipLedger;
+  /** Cancellation signal of the call. */
+  signal: AbortSignal;
+  /** Progress sender, when the client sent a progress token. */
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>;
+}
+
+/** Builds the context handed to a tool handler. */
+export function toolContext(settings: ContextSettings): ToolContext {
+  const render: ResponseContext = {
+    toolName: settings.registry.toolName,
+    tips: settings.tips,
+  };
+  return {
+    profile: settings.registry.profile,
+    defaultOutput: settings.defaultOutput,
+    signal: settings.signal,
+    toolName: settings.registry.toolName,
+    progress: settings.progress ?? (() => Promise.resolve()),
+    respond: (spec) => buildResponse(spec, render),
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * Parkour: an MCP server that lets LLM agents read the web with precision.
+ *
+ * Run it (MCP on stdio):
+ *
+ * ```sh
+ * deno run --allow-net --allow-env jsr:@parkour/mcp
+ * ```
+ *
+ * Or embed it and serve your own tools with the same envelope:
+ *
+ * ```ts
+ * import { createServer, defineTool, Frontmatter, trusted } from "jsr:@parkour/mcp";
+ * import { z } from "npm:zod@4";
+ *
+ * const hello = defineTool({
+ *   key: "hello",
+ *   names: { desktop: "hello", code: "Hello" },
+ *   title: "Hello",
+ *   description: "Greets the caller.",
+ *   inputSchema: z.object({ name: z.string() }),
+ *   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+ *   handler: ({ name }, ctx) =>
+ *     ctx.respond({
+ *       frontmatter: new Frontmatter().set("greeting", trusted.text`hello`),
+ *       fences: [{ content: `Hello, ${name}` }],
+ *     }),
+ * });
+ * await createServer({ tools: [hello] }).serveStdio();
+ * ```
+ *
+ * @module
+ */
+import { type Config, configFromEnv, type OutputFormat, type Profile } from "./lib/config.ts";
+import { createApp } from "./lib/server/app.ts";
+import { gatedHandler, type HttpServerHandle } from "./lib/server/http.ts";
+import { TOOLS } from "./lib/tools/catalog.ts";
+import type { ToolDefinition } from "./lib/tools/registry.ts";
+import { main } from "./main.ts";
+
+export { main, type MainOptions } from "./main.ts";
+export { VERSION } from "./lib/version.ts";
+export { OUTPUT_FORMATS, type OutputFormat, type Profile, PROFILES } from "./lib/config.ts";
+export {
+  defineTool,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+} from "./lib/tools/registry.ts";
+export {
+  type AppendKey,
+  Frontmatter,
+  type FrontmatterScalar,
+  type FrontmatterValue,
+  parseFrontmatter,
+  type RenderContext,
+  TRUST_ADVISORY,
+} from "./lib/envelope/frontmatter.ts";
+export {
+  isTrusted,
+  Trusted,
+  trusted,
+  type TrustedPart,
+  UntrustedValueError,
+} from "./lib/envelope/trusted.ts";
+export {
+  fence,
+  type FenceOptions,
+  newFenceId,
+  type ParsedFence,
+  parseFences,
+  sanitizeLabel,
+} from "./lib/envelope/fence.ts";
+export {
+  buildResponse,
+  errorResult,
+  type FencedPart,
+  type RemoteError,
+  RESPONSE_TOKEN_CAP,
+  type ResponseContext,
+  type ResponseSpec,
+  ToolError,
+  type ToolResult,
+} from "./lib/envelope/response.ts";
+export {
+  FormatError,
+  type RecordValue,
+  type Rendered,
+  type RenderOptions,
+  renderRecords,
+} from "./lib/envelope/formats.ts";
+export { registerTip, TipLedger } from "./lib/envelope/tips.ts";
+export { estimateTokens } from "./lib/content/tokens.ts";
+export type { HttpServerHandle } from "./lib/server/http.ts";
+
+/** Options of {@link createServer}; unset values come from the environment. */
+export interface ServerOptions {
+  /** Tools to serve; the built-in tools by default. */
+  tools?: readonly ToolDefinition[];
+  /** Tool-name profile (`desktop` or `code`). */
+  profile?: Profile;
+  /** Default output format of record-shaped results. */
+  defaultOutput?: OutputFormat;
+  /** HTTP address to bind (loopback by default). */
+  host?: string;
+  /** HTTP port (8765 by default; 0 picks a free one). */
+  port?: number;
+  /** Bearer token for HTTP (required off loopback). */
+  token?: string;
+}
+
+/** A configured server. */
+export interface ParkourServer {
+  /** Names of the served tools, in list order. */
+  toolNames(): string[];
+  /** Serves MCP on stdin/stdout until stdin ends. */
+  serveStdio(): Promise<void>;
+  /** Serves MCP over HTTP at `/mcp`. */
+  serveHttp(
+    onListen?: (address: { hostname: string; port: number }) => void,
+  ): HttpServerHandle;
+  /**
+   * A web-standard handler with the Host, Origin and token checks, for
+   * mounting in your own `Deno.serve`.
+   */
+  fetch(request: Request): Promise<Response>;
+  /** Ends in-flight work of the HTTP handler. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a server.
+ *
+ * @example Serve the built-in tools over HTTP on a free port
+ * ```ts
+ * import { createServer } from "jsr:@parkour/mcp";
+ * const server = createServer({ port: 0 });
+ * const handle = server.serveHttp(({ port }) => console.error(`port ${port}`));
+ * await handle.shutdown();
+ * ```
+ */
+export function createServer(options: ServerOptions = {}): ParkourServer {
+  const config: Config = configFromEnv();
+  if (options.profile) config.profile = options.profile;
+  if (options.defaultOutput) config.defaultOutput = options.defaultOutput;
+  if (options.host) config.http.host = options.host;
+  if (options.port !== undefined) config.http.port = options.port;
+  if (options.token) config.http.token = options.token;
+  const app = createApp({ config, tools: options.tools ?? TOOLS });
+  const gated = gatedHandler({
+    handler: app.handler,
+    host: config.http.host,
+    token: config.http.token,
+    allowedHosts: config.http.allowedHosts,
+    allowedOrigins: config.http.allowedOrigins,
+  });
+  return {
+    toolNames: () => app.registry.list().map((t) => t.name),
+    serveStdio: () => app.serveStdio(),
+    serveHttp: (onListen) => app.serveHttp(onListen),
+    fetch: gated,
+    close: () => app.handler.close(),
+  };
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

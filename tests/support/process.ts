@@ -1,0 +1,247 @@
+/**
+ * Starting the real server process the way the README does, for end-to-end
+ * tests: the permission flags come from the `start` task of deno.json, so a
+ * test fails if the documented launch line lacks a permission.
+ */
+import meta from "../../deno.json" with { type: "json" };
+
+const ROOT = new URL("../../", import.meta.url);
+
+/** The repository root as a path. */
+export const ROOT_DIR: string = decodeURIComponent(ROOT.pathname).replace(/\/$/, "");
+
+/** The main script path. */
+export const MAIN = `${ROOT_DIR}/main.ts`;
+/** The CLI with the test tools. */
+export const TOOL_SERVER = `${ROOT_DIR}/tests/support/tool_server.ts`;
+
+/** `deno run` flags of the start task (without the script). */
+export function startFlags(): string[] {
+  const words = meta.tasks.start.split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
+    throw new Error("unexpected shape of the start task");
+  }
+  return words.slice(1, -1);
+}
+
+/** Command and args launching `script` with the start task's flags. */
+export function launch(script: string = MAIN, args: string[] = []): {
+  command: string;
+  args: string[];
+} {
+  return { command: Deno.execPath(), args: [...startFlags(), script, ...args] };
+}
+
+/** Environment for child processes: quiet Deno, no stray backtraces. */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: Deno.env.get("HOME") ?? "/tmp",
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+    DENO_NO_UPDATE_CHECK: "1",
+    RUST_BACKTRACE: "0",
+    NO_COLOR: "1",
+    ...extra,
+  };
+}
+
+function cleanEnv(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
+}
+
+/** A server process spoken to with raw JSON-RPC lines. */
+export class RawServer {
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #lines: string[] = [];
+  readonly #waiters: (() => void)[] = [];
+  readonly #stderr: Promise<string>;
+  readonly #reading: Promise<void>;
+  #ended = false;
+
+  constructor(script: string = MAIN, args: string[] = [], env: Record<string, string> = {}) {
+    const { command, args: argv } = launch(script, args);
+    this.#child = new Deno.Command(command, {
+      args: argv,
+      env: cleanEnv(childEnv(env)),
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#stderr = new Response(this.#child.stderr).text();
+    this.#reading = this.#read();
+  }
+
+  async #read(): Promise<void> {
+    const reader = this.#child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        this.#lines.push(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        this.#waiters.splice(0).forEach((w) => w());
+      }
+    }
+    if (buffer) this.#lines.push(buffer);
+    this.#ended = true;
+    this.#waiters.splice(0).forEach((w) => w());
+  }
+
+  /** Writes raw bytes or text. */
+  async write(data: string | Uint8Array): Promise<void> {
+    await this.#writer.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
+  }
+
+  /** Sends one message (object or raw text) as a line. */
+  send(message: unknown): Promise<void> {
+    return this.write((typeof message === "string" ? message : JSON.stringify(message)) + "\n");
+  }
+
+  /** Every line received so far. */
+  get lines(): readonly string[] {
+    return this.#lines;
+  }
+
+  /** Waits for a parsed message matching `predicate`. */
+  async waitFor(
+    predicate: (msg: Record<string, unknown>) => boolean,
+    timeoutMs = 15000,
+  ): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    let seen = 0;
+    while (true) {
+      for (; seen < this.#lines.length; seen++) {
+        const msg = JSON.parse(this.#lines[seen]);
+        if (predicate(msg)) return msg;
+      }
+      if (this.#ended) throw new Error("server output ended before the expected message");
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error("timed out waiting for a message");
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, remaining);
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Sends a request and waits for the reply with its id. */
+  async request(message: { id: string | number } & Record<string, unknown>) {
+    await this.send({ jsonrpc: "2.0", ...message });
+    return await this.waitFor((m) => m.id === message.id && ("result" in m || "error" in m));
+  }
+
+  /** Closes stdin and waits for the exit. */
+  async close(): Promise<{ code: number; stderr: string; lines: readonly string[] }> {
+    await this.#writer.close().catch(() => {});
+    const status = await this.#child.status;
+    await this.#reading;
+    return { code: status.code, stderr: await this.#stderr, lines: this.#lines };
+  }
+
+  /** Kills the process. */
+  async kill(): Promise<void> {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await this.#child.status;
+    await this.#reading.catch(() => {});
+    await this.#stderr.catch(() => {});
+  }
+}
+
+/** A `serve --http` process on a free port. */
+export class HttpServerProcess {
+  readonly url: string;
+  readonly #child: Deno.ChildProcess;
+  readonly #stderr: ReadableStreamDefaultReader<string>;
+
+  private constructor(
+    child: Deno.ChildProcess,
+    url: string,
+    stderr: ReadableStreamDefaultReader<string>,
+  ) {
+    this.#child = child;
+    this.url = url;
+    this.#stderr = stderr;
+  }
+
+  /** Starts the server and waits for its listening line. */
+  static async start(
+    script: string = MAIN,
+    args: string[] = [],
+    env: Record<string, string> = {},
+  ): Promise<HttpServerProcess> {
+    const { command, args: argv } = launch(script, ["serve", "--http", "--port", "0", ...args]);
+    const child = new Deno.Command(command, {
+      args: argv,
+      env: cleanEnv(childEnv(env)),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const deadline = Date.now() + 20000;
+    while (Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      const m = /serving MCP at (http:\/\/\S+\/mcp)/.exec(text);
+      if (m) {
+        // Keep draining stderr so the child never blocks on a full pipe.
+        const drain = reader;
+        (async () => {
+          while (!(await drain.read()).done) { /* discard */ }
+        })().catch(() => {});
+        return new HttpServerProcess(child, m[1], reader);
+      }
+    }
+    child.kill("SIGKILL");
+    await child.status;
+    throw new Error(`server did not start: ${text}`);
+  }
+
+  /** The port it listens on. */
+  get port(): number {
+    return Number(new URL(this.url).port);
+  }
+
+  /** Stops it with SIGTERM and waits. */
+  async stop(): Promise<number> {
+    try {
+      this.#child.kill("SIGTERM");
+    } catch { /* gone */ }
+    const status = await this.#child.status;
+    await this.#stderr.cancel().catch(() => {});
+    return status.code;
+  }
+}
+
+/** Runs the CLI to completion and captures its output. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  script: string = MAIN,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { command, args: argv } = launch(script, args);
+  const out = await new Deno.Command(command, {
+    args: argv,
+    env: cleanEnv(childEnv(env)),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
