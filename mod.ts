@@ -42,12 +42,15 @@ export { main, type MainOptions } from "./main.ts";
 export { VERSION } from "./lib/version.ts";
 export { OUTPUT_FORMATS, type OutputFormat, type Profile, PROFILES } from "./lib/config.ts";
 export {
+  type ArgsOf,
+  type ArgsSchema,
   defineTool,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
 } from "./lib/tools/registry.ts";
 export {
+  APPEND_KEYS,
   type AppendKey,
   Frontmatter,
   type FrontmatterScalar,
@@ -60,6 +63,7 @@ export {
   isTrusted,
   Trusted,
   trusted,
+  type TrustedConstructors,
   type TrustedPart,
   UntrustedValueError,
 } from "./lib/envelope/trusted.ts";

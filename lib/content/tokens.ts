@@ -10,6 +10,14 @@
 
 /** Estimated tokens in `text`. */
 export function estimateTokens(text: string): number {
+  return Math.ceil(tokenWeight(text));
+}
+
+/**
+ * The unrounded estimate, so costs of pieces can be added up without
+ * rounding each one.
+ */
+export function tokenWeight(text: string): number {
   let ascii = 0;
   let other = 0;
   for (let i = 0; i < text.length; i++) {
@@ -18,7 +26,7 @@ export function estimateTokens(text: string): number {
     else if (c >= 0xdc00 && c <= 0xdfff) continue; // low surrogate: counted with its pair
     else other++;
   }
-  return Math.ceil(ascii / 4 + other);
+  return ascii / 4 + other;
 }
 
 /**

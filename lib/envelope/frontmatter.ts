@@ -204,9 +204,11 @@ function hashScope(scope: string): string {
 
 /** Parses a rendered block back into values (tests and clients use it). */
 export function parseFrontmatter(text: string): Record<string, unknown> | null {
-  const match = /^---\n([\s\S]*?)\n?---(?:\n|$)/.exec(text);
-  if (!match) return null;
-  const body = match[1];
+  const lines = text.split("\n");
+  if (lines[0] !== "---") return null;
+  const end = lines.indexOf("---", 1);
+  if (end < 0) return null;
+  const body = lines.slice(1, end).join("\n");
   if (body.trim() === "") return {};
   return YAML.parse(body, { version: "1.1" }) as Record<string, unknown>;
 }

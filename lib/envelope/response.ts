@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { estimateTokens, truncateToTokens } from "../content/tokens.ts";
+import { estimateTokens, tokenWeight, truncateToTokens } from "../content/tokens.ts";
 import { htmlToText } from "../content/text.ts";
-import { fence, newFenceId, sanitizeLabel } from "./fence.ts";
+import { contentLines, fence, newFenceId, sanitizeLabel } from "./fence.ts";
 import type { Frontmatter, RenderContext } from "./frontmatter.ts";
 import { TipLedger } from "./tips.ts";
 import { type Trusted, trusted } from "./trusted.ts";
@@ -115,8 +115,8 @@ export function buildResponse(
   const skeleton = assemble(fm.render(dry), notes, render(parts.map(() => "")));
   let budget = cap - estimateTokens(skeleton) - 16;
   const cut = parts.map((p) => {
-    const piece = truncateToTokens(p.content, Math.max(0, budget));
-    budget -= estimateTokens(piece) + 1;
+    const piece = cutForFence(p.content, Math.max(0, budget));
+    budget -= fencedCost(piece);
     return piece;
   });
   const fencedCut = render(cut);
@@ -125,6 +125,31 @@ export function buildResponse(
     estimateTokens(assemble(fm.render(dry), notes, fencedCut)),
   );
   return result(assemble(fm.render(context), notes, fencedCut));
+}
+
+// Each fenced line costs its text plus the margin ("│ ") and a line break.
+const MARGIN_COST = tokenWeight("│ \n");
+
+function fencedCost(content: string): number {
+  const lines = contentLines(content);
+  return tokenWeight(lines.join("\n")) + lines.length * MARGIN_COST;
+}
+
+/** The longest prefix of `content` whose fenced rendering fits `budget` tokens. */
+function cutForFence(content: string, budget: number): string {
+  const out: string[] = [];
+  let used = 0;
+  for (const line of contentLines(content)) {
+    const cost = tokenWeight(line) + MARGIN_COST;
+    if (used + cost > budget) {
+      const rest = budget - used - MARGIN_COST;
+      if (rest > 16) out.push(truncateToTokens(line, Math.floor(rest)));
+      break;
+    }
+    out.push(line);
+    used += cost;
+  }
+  return out.join("\n");
 }
 
 function result(text: string, structured?: Record<string, unknown>): ToolResult {

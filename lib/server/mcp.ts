@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { McpServer } from "@modelcontextprotocol/server";
+import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { OutputFormat } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, ToolError, type ToolResult } from "../envelope/response.ts";
@@ -66,10 +66,13 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       {
         title: definition.title,
         description: tool.description,
-        inputSchema: definition.inputSchema,
+        // A zod object schema (checked when the registry is built).
+        inputSchema: definition.inputSchema as unknown as StandardSchemaWithJSON<
+          Record<string, unknown>
+        >,
         annotations: { title: definition.title, ...definition.annotations },
       },
-      async (args: unknown, ctx) => {
+      async (args, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;
         const progress = token === undefined ? undefined : async (
           progress: number,

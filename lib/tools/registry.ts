@@ -12,7 +12,6 @@
  *
  * @module
  */
-import type { z } from "zod";
 import { expandToolRefs, type OutputFormat, type Profile, PROFILES } from "../config.ts";
 import type { ResponseContext, ResponseSpec, ToolResult } from "../envelope/response.ts";
 import { buildResponse } from "../envelope/response.ts";
@@ -46,10 +45,28 @@ export interface ToolContext {
   respond(spec: ResponseSpec): ToolResult;
 }
 
+/**
+ * An input schema: a zod object schema (`z.object({...})`). Typed through
+ * the Standard Schema interface zod implements, so the public API does not
+ * depend on zod's own types.
+ */
+export interface ArgsSchema<Args = Record<string, unknown>> {
+  /** Standard Schema properties. */
+  readonly "~standard": {
+    /** Standard Schema version. */
+    readonly version: 1;
+    /** Library that made the schema. */
+    readonly vendor: string;
+    /** Inferred types (compile time only). */
+    readonly types?: { readonly input: unknown; readonly output: Args } | undefined;
+  };
+}
+
+/** The argument type a schema validates to. */
+export type ArgsOf<S> = S extends ArgsSchema<infer A> ? A : never;
+
 /** One tool's declaration. */
-export interface ToolDefinition<
-  Schema extends z.ZodObject = z.ZodObject,
-> {
+export interface ToolDefinition<Schema extends ArgsSchema = ArgsSchema> {
   /** Internal key, lower snake case; other tools refer to it as `{tool:key}`. */
   key: string;
   /** Names per profile. */
@@ -64,13 +81,13 @@ export interface ToolDefinition<
   annotations: ToolAnnotations;
   /** Runs the tool. Thrown errors become `isError` results. */
   handler(
-    args: z.infer<Schema>,
+    args: ArgsOf<Schema>,
     context: ToolContext,
   ): ToolResult | Promise<ToolResult>;
 }
 
 /** Declares a tool with its argument types inferred from the schema. */
-export function defineTool<Schema extends z.ZodObject>(
+export function defineTool<Schema extends ArgsSchema>(
   definition: ToolDefinition<Schema>,
 ): ToolDefinition<Schema> {
   return definition;
@@ -148,6 +165,10 @@ export class ToolRegistry {
 export function validateDefinitions(definitions: readonly ToolDefinition[]): void {
   const keys = new Set<string>();
   for (const d of definitions) {
+    const schema = d.inputSchema as { "~standard"?: { vendor?: string }; shape?: unknown };
+    if (schema?.["~standard"]?.vendor !== "zod" || typeof schema.shape !== "object") {
+      throw new Error(`tool '${d.key}': inputSchema must be a zod object schema (z.object)`);
+    }
     if (!/^[a-z][a-z0-9_]*$/.test(d.key)) {
       throw new Error(`tool key '${d.key}' must be lower snake case`);
     }

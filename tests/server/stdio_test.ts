@@ -278,3 +278,17 @@ Deno.test("stdio: stdout carries only protocol lines; stdin EOF ends the process
     assert.equal(msg.jsonrpc, "2.0", `non-protocol line on stdout: ${line}`);
   }
 });
+
+Deno.test("stdio: running the package entry (mod.ts, as jsr:@parkour/mcp does) serves MCP", async () => {
+  const server = new RawServer(MAIN.replace(/main\.ts$/, "mod.ts"));
+  try {
+    const reply = await server.request({
+      id: 1,
+      method: "server/discover",
+      params: { _meta: meta() },
+    });
+    assert.deepEqual((reply.result as { supportedVersions: string[] }).supportedVersions, [MODERN]);
+  } finally {
+    assert.equal((await server.close()).code, 0);
+  }
+});

@@ -12,6 +12,7 @@ import {
   ToolError,
   trusted,
 } from "../../mod.ts";
+import { log } from "../../lib/log.ts";
 
 registerTip(
   "test_scout",
@@ -141,6 +142,7 @@ export const TEST_TOOLS: ToolDefinition[] = [
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, ms);
         ctx.signal.addEventListener("abort", () => {
+          log("info", "test_slow: aborted by the client");
           clearTimeout(t);
           resolve();
         });
