@@ -59,6 +59,7 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       },
     },
   );
+  rewordValidationErrors(server);
   for (const tool of settings.registry.list()) {
     const { definition } = tool;
     server.registerTool(
@@ -107,6 +108,27 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
     );
   }
   return server;
+}
+
+/**
+ * The SDK answers arguments that fail the schema with its own wording before
+ * our handler runs. Reword it to the product's error convention: `Error:`,
+ * what was wrong, what to do. (`createToolError` is the SDK's hook for these
+ * results; a test pins the behaviour.)
+ */
+function rewordValidationErrors(server: McpServer): void {
+  const target = server as unknown as { createToolError?: (message: string) => unknown };
+  if (typeof target.createToolError !== "function") return;
+  target.createToolError = (message: string) => {
+    const m = /^Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(message);
+    if (m) {
+      return errorResult(
+        `invalid arguments for ${m[1]}: ${m[2]}. Fix them to match the tool's input ` +
+          "schema (see tools/list) and call again.",
+      );
+    }
+    return errorResult(message);
+  };
 }
 
 function failure(name: string, error: unknown): ToolResult {

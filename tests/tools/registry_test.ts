@@ -135,11 +135,15 @@ for (const era of ["legacy", "modern"] as Era[]) {
       assert.equal(crash.isError, true);
       assert.match(text(crash), /^Error: test_fail failed unexpectedly \(boom\)\. Retry once/);
 
-      const invalid = await client.callTool({ name: "test_fail", arguments: { mode: "sideways" } })
-        .catch((e) => e);
-      // Invalid arguments: a tool error result or a -32602, never a crash.
-      if (invalid instanceof Error) assert.match(String(invalid), /-32602|Invalid/);
-      else assert.equal(invalid.isError, true);
+      const invalid = await client.callTool({ name: "test_fail", arguments: { mode: "sideways" } });
+      assert.equal(invalid.isError, true);
+      assert.match(
+        text(invalid),
+        /^Error: invalid arguments for test_fail: mode: .*"remote"\|"crash".*Fix them to match the tool's input schema/,
+      );
+      const missing = await client.callTool({ name: "test_echo", arguments: {} });
+      assert.equal(missing.isError, true);
+      assert.match(text(missing), /^Error: invalid arguments for test_echo: text:/);
 
       const unknown = await client.callTool({ name: "no_such_tool", arguments: {} }).catch((e) =>
         e
@@ -326,4 +330,33 @@ Deno.test("registry: bad declarations are refused with the reason", () => {
   const registry = new ToolRegistry([base], "code");
   assert.equal(registry.toolName("good_tool"), "GoodTool");
   assert.equal(registry.toolName("web_search"), "WebSearch");
+});
+
+Deno.test("tools: modern results carry resultType and serverInfo, legacy results do not", async () => {
+  const server = new RawServer(TOOL_SERVER);
+  try {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const modern = await server.request({
+      id: 1,
+      method: "tools/call",
+      params: { name: "test_outline", arguments: {}, _meta: meta },
+    });
+    const m = modern.result as Record<string, unknown>;
+    assert.equal(m.resultType, "complete");
+    assert.ok((m._meta as Record<string, unknown>)["io.modelcontextprotocol/serverInfo"]);
+    const legacy = await server.request({
+      id: 2,
+      method: "tools/call",
+      params: { name: "test_outline", arguments: {} },
+    });
+    const l = legacy.result as Record<string, unknown>;
+    assert.equal(l.resultType, undefined);
+    const normalise = (t: string) => t.replace(/[0-9a-f]{8}/g, "ID");
+    assert.equal(normalise(text(l)), normalise(text(m)), "same body apart from the fence id");
+  } finally {
+    await server.close();
+  }
 });
