@@ -21,6 +21,7 @@ import type { OutputFormat } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, ToolError, type ToolResult } from "../envelope/response.ts";
 import { FormatError } from "../envelope/formats.ts";
+import { NetError } from "../net/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { toolContext, type ToolRegistry } from "../tools/registry.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
@@ -134,6 +135,7 @@ function rewordValidationErrors(server: McpServer): void {
 function failure(name: string, error: unknown): ToolResult {
   if (error instanceof ToolError) return errorResult(error.message, error.remote);
   if (error instanceof FormatError) return errorResult(error.message);
+  if (error instanceof NetError) return errorResult(error.message, error.remote);
   if (error instanceof DOMException && error.name === "AbortError") {
     return errorResult(`${name} was cancelled before it finished.`);
   }

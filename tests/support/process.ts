@@ -24,12 +24,28 @@ export function startFlags(): string[] {
   return words.slice(1, -1);
 }
 
-/** Command and args launching `script` with the start task's flags. */
-export function launch(script: string = MAIN, args: string[] = []): {
+/**
+ * Command and args launching `script` with the start task's flags, plus
+ * `extraFlags` a test needs beyond the product's own (reading fixtures).
+ */
+export function launch(script: string = MAIN, args: string[] = [], extraFlags: string[] = []): {
   command: string;
   args: string[];
 } {
-  return { command: Deno.execPath(), args: [...startFlags(), script, ...args] };
+  return { command: Deno.execPath(), args: [...startFlags(), ...extraFlags, script, ...args] };
+}
+
+/** Environment and flags that make a server replay `fixtures/http` instead of using the network. */
+export function replaySetup(): { env: Record<string, string>; flags: string[] } {
+  const dir = `${ROOT_DIR}/fixtures/http`;
+  const shared = Deno.env.get("PARKOUR_SHARED_DIR");
+  const env: Record<string, string> = { PARKOUR_REPLAY_DIR: dir };
+  const read = [dir];
+  if (shared) {
+    env.PARKOUR_SHARED_DIR = shared;
+    read.push(shared);
+  }
+  return { env, flags: [`--allow-read=${read.join(",")}`] };
 }
 
 /** Environment for child processes: quiet Deno, no stray backtraces. */
@@ -59,8 +75,13 @@ export class RawServer {
   readonly #reading: Promise<void>;
   #ended = false;
 
-  constructor(script: string = MAIN, args: string[] = [], env: Record<string, string> = {}) {
-    const { command, args: argv } = launch(script, args);
+  constructor(
+    script: string = MAIN,
+    args: string[] = [],
+    env: Record<string, string> = {},
+    extraFlags: string[] = [],
+  ) {
+    const { command, args: argv } = launch(script, args, extraFlags);
     this.#child = new Deno.Command(command, {
       args: argv,
       env: cleanEnv(childEnv(env)),

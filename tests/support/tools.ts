@@ -13,6 +13,8 @@ import {
   trusted,
 } from "../../mod.ts";
 import { log } from "../../lib/log.ts";
+import { defaultNet } from "../../lib/net/default.ts";
+import { expectOk } from "../../lib/net/fetch.ts";
 
 registerTip(
   "test_scout",
@@ -128,6 +130,28 @@ export const TEST_TOOLS: ToolDefinition[] = [
         fences: [{ content: rendered.text }],
         structured: rendered.structured,
       });
+    },
+  }),
+  defineTool({
+    key: "test_fetch",
+    names: { desktop: "test_fetch", code: "TestFetch" },
+    title: "Fetch",
+    description: "Fetches a URL through the guarded network layer and returns its text.",
+    inputSchema: z.object({ url: z.string() }),
+    annotations: { ...readOnly, openWorldHint: true },
+    handler: async ({ url }, ctx) => {
+      const result = expectOk(await defaultNet().fetch(url, { signal: ctx.signal }));
+      const fm = new Frontmatter()
+        .set("source", trusted.url(result.url))
+        .set("status", result.status)
+        .set("redirects", result.redirects.length);
+      if (result.degraded) {
+        fm.append(
+          "warning",
+          trusted.text`fetched through a proxy: the private-address check could not be enforced`,
+        );
+      }
+      return ctx.respond({ frontmatter: fm, fences: [{ content: result.text() }] });
     },
   }),
   defineTool({

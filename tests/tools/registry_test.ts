@@ -45,6 +45,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
         "test_fail",
         "test_big",
         "test_records",
+        "test_fetch",
         "test_slow",
       ]);
       assert.deepEqual(c.map((t) => t.name), [
@@ -53,6 +54,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
         "TestFail",
         "TestBig",
         "TestRecords",
+        "TestFetch",
         "TestSlow",
       ]);
       assert.equal(d[0].description, "Echoes text inside a fence. Use test_outline first.");

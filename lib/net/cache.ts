@@ -1,0 +1,187 @@
+/**
+ * The page cache: a 2Q cache of Documents bounded in bytes.
+ *
+ * A new entry waits in a FIFO probation queue; a second use promotes it to a
+ * protected LRU queue, so one-off fetches (a scan over many URLs) cannot
+ * flush the pages an agent keeps returning to. When the byte total passes
+ * the bound, probation gives up its oldest entries first while it holds more
+ * than its share (a quarter) of the bytes, then the protected queue its
+ * least recently used. Entries expire an hour after they were stored. Keys
+ * are the URL without its fragment plus a variant (`static`, `rendered`), so
+ * the two forms of one page are separate entries.
+ *
+ * @module
+ */
+import { type Clock, realClock } from "./clock.ts";
+
+/** Default bound: 256 MiB (`PARKOUR_CACHE_MB`). */
+export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
+/** Default lifetime of an entry: one hour. */
+export const DEFAULT_CACHE_TTL_MS = 3_600_000;
+
+/** Forms of one URL that are cached apart. */
+export type CacheVariant = "static" | "rendered" | (string & Record<never, never>);
+
+/** Settings of a {@link PageCache}. */
+export interface PageCacheOptions<V> {
+  /** Byte bound over all entries. */
+  maxBytes?: number;
+  /** Lifetime of an entry in ms. */
+  ttlMs?: number;
+  /** Share of the bound probation may hold before it is evicted first. */
+  probationShare?: number;
+  /** Time source. */
+  clock?: Clock;
+  /** Size of a value in bytes. */
+  sizeOf: (value: V) => number;
+}
+
+interface Entry<V> {
+  value: V;
+  bytes: number;
+  storedAt: number;
+}
+
+/** The cache key of a URL and variant: the URL without fragment. */
+export function cacheKey(url: string, variant: CacheVariant = "static"): string {
+  let canonical = url;
+  try {
+    const u = new URL(url);
+    u.hash = "";
+    canonical = u.href;
+  } catch { /* not a URL: use as given */ }
+  return `${variant} ${canonical}`;
+}
+
+/** A 2Q cache bounded in bytes with expiry. */
+export class PageCache<V> {
+  readonly #probation = new Map<string, Entry<V>>();
+  readonly #protected = new Map<string, Entry<V>>();
+  readonly #maxBytes: number;
+  readonly #ttlMs: number;
+  readonly #probationShare: number;
+  readonly #clock: Clock;
+  readonly #sizeOf: (value: V) => number;
+  #bytes = 0;
+  #probationBytes = 0;
+
+  /** Creates an empty cache. */
+  constructor(options: PageCacheOptions<V>) {
+    this.#maxBytes = options.maxBytes ?? DEFAULT_CACHE_BYTES;
+    this.#ttlMs = options.ttlMs ?? DEFAULT_CACHE_TTL_MS;
+    this.#probationShare = options.probationShare ?? 0.25;
+    this.#clock = options.clock ?? realClock;
+    this.#sizeOf = options.sizeOf;
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.#probation.size + this.#protected.size;
+  }
+
+  #expired(entry: Entry<V>): boolean {
+    return this.#clock.now() - entry.storedAt >= this.#ttlMs;
+  }
+
+  #remove(key: string): void {
+    const p = this.#probation.get(key);
+    if (p) {
+      this.#probation.delete(key);
+      this.#bytes -= p.bytes;
+      this.#probationBytes -= p.bytes;
+      return;
+    }
+    const q = this.#protected.get(key);
+    if (q) {
+      this.#protected.delete(key);
+      this.#bytes -= q.bytes;
+    }
+  }
+
+  /** The value for `url`, counting as a use (promotes, refreshes recency). */
+  get(url: string, variant: CacheVariant = "static"): V | undefined {
+    const key = cacheKey(url, variant);
+    const p = this.#probation.get(key);
+    if (p) {
+      if (this.#expired(p)) return void this.#remove(key);
+      this.#probation.delete(key);
+      this.#probationBytes -= p.bytes;
+      this.#protected.set(key, p);
+      return p.value;
+    }
+    const q = this.#protected.get(key);
+    if (q) {
+      if (this.#expired(q)) return void this.#remove(key);
+      this.#protected.delete(key);
+      this.#protected.set(key, q);
+      return q.value;
+    }
+    return undefined;
+  }
+
+  /** Whether a fresh entry exists, without counting as a use. */
+  has(url: string, variant: CacheVariant = "static"): boolean {
+    const key = cacheKey(url, variant);
+    const entry = this.#probation.get(key) ?? this.#protected.get(key);
+    return entry !== undefined && !this.#expired(entry);
+  }
+
+  /** Which queue holds `url` (for tests and diagnostics). */
+  queueOf(url: string, variant: CacheVariant = "static"): "probation" | "protected" | undefined {
+    const key = cacheKey(url, variant);
+    if (this.#probation.has(key)) return "probation";
+    if (this.#protected.has(key)) return "protected";
+    return undefined;
+  }
+
+  /**
+   * Stores a value. Replacing an entry keeps its queue; a value larger than
+   * the whole bound is not stored (returns false).
+   */
+  set(url: string, value: V, variant: CacheVariant = "static"): boolean {
+    const key = cacheKey(url, variant);
+    const bytes = Math.max(1, this.#sizeOf(value));
+    const wasProtected = this.#protected.has(key);
+    this.#remove(key);
+    if (bytes > this.#maxBytes) return false;
+    const entry = { value, bytes, storedAt: this.#clock.now() };
+    if (wasProtected) this.#protected.set(key, entry);
+    else {
+      this.#probation.set(key, entry);
+      this.#probationBytes += bytes;
+    }
+    this.#bytes += bytes;
+    this.#evict(key);
+    return true;
+  }
+
+  /** Drops an entry. */
+  delete(url: string, variant: CacheVariant = "static"): void {
+    this.#remove(cacheKey(url, variant));
+  }
+
+  #evict(keep: string): void {
+    if (this.#bytes <= this.#maxBytes) return;
+    // Expired entries go first.
+    for (const [key, entry] of [...this.#probation, ...this.#protected]) {
+      if (key !== keep && this.#expired(entry)) this.#remove(key);
+    }
+    while (this.#bytes > this.#maxBytes) {
+      const fromProbation = this.#probationBytes > this.#maxBytes * this.#probationShare ||
+        this.#protected.size === 0 || (this.#protected.size === 1 && this.#protected.has(keep));
+      const queue = fromProbation && this.#probation.size > 0 ? this.#probation : this.#protected;
+      const victim = [...queue.keys()].find((k) => k !== keep);
+      if (victim === undefined) {
+        const other = queue === this.#probation ? this.#protected : this.#probation;
+        const fallback = [...other.keys()].find((k) => k !== keep);
+        if (fallback === undefined) return;
+        this.#remove(fallback);
+      } else this.#remove(victim);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The process's network, configured from the environment:
+ *
+ * - `MCP_ALLOW_PRIVATE_IPS=1`: no address check (trusted machines only);
+ * - `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`: proxied requests,
+ *   where the address check is advisory (results say `degraded`);
+ * - `MCP_CONTACT_EMAIL`: a contact address in the User-Agent;
+ * - `PARKOUR_REPLAY_DIR`: serve every request from recorded exchanges
+ *   (tests); `PARKOUR_RECORD_DIR`: record every exchange there;
+ * - `PARKOUR_SHARED_DIR`: where replayed exchanges find the shared captures;
+ * - `PARKOUR_CACHE_MB`: page cache bound (default 256).
+ *
+ * @module
+ */
+import { env, envFlag } from "../config.ts";
+import { DEFAULT_CACHE_BYTES, PageCache } from "./cache.ts";
+import { Net } from "./fetch.ts";
+import { recordingTransport, ReplayStore } from "./replay.ts";
+import { pinnedTransport, proxyTransport } from "./transport.ts";
+
+/** Builds a network from the environment. */
+export function netFromEnv(): Net {
+  const allowPrivate = envFlag("MCP_ALLOW_PRIVATE_IPS");
+  const replay = env("PARKOUR_REPLAY_DIR");
+  if (replay) {
+    const store = new ReplayStore(replay, env("PARKOUR_SHARED_DIR"));
+    const transport = store.transport();
+    return new Net({
+      transport,
+      proxyTransport: transport,
+      resolver: store.resolver(),
+      allowPrivate,
+    });
+  }
+  const record = env("PARKOUR_RECORD_DIR");
+  return new Net({
+    transport: record ? recordingTransport(pinnedTransport, record) : pinnedTransport,
+    proxyTransport: record ? recordingTransport(proxyTransport, record) : proxyTransport,
+    allowPrivate,
+    env,
+    contact: env("MCP_CONTACT_EMAIL"),
+  });
+}
+
+let shared: Net | undefined;
+
+/** The process-wide network (created on first use). */
+export function defaultNet(): Net {
+  return (shared ??= netFromEnv());
+}
+
+/** The page cache bound in bytes from `PARKOUR_CACHE_MB`. */
+export function cacheBytesFromEnv(): number {
+  const mb = Number(env("PARKOUR_CACHE_MB"));
+  return Number.isFinite(mb) && mb > 0 ? Math.round(mb * 1024 * 1024) : DEFAULT_CACHE_BYTES;
+}
+
+/** A page cache sized from the environment. */
+export function pageCacheFromEnv<V>(sizeOf: (value: V) => number): PageCache<V> {
+  return new PageCache<V>({ maxBytes: cacheBytesFromEnv(), sizeOf });
+}

@@ -1,0 +1,75 @@
+/**
+ * Per-host request spacing. Callers queue for their slot rather than fail:
+ * each host has a minimum interval between request starts, and concurrent
+ * callers take successive slots in arrival order.
+ *
+ * Intervals (by host suffix) follow each service's published guidance:
+ * arXiv 3 s, Reddit 2 s, Semantic Scholar, GitHub, Hugging Face, IETF
+ * Datatracker, deps.dev and Wikimedia 1 s, CrossRef and doi.org 0.2 s,
+ * DataCite 0.1 s. Sources for hosts that are not known by name (any
+ * MediaWiki or Discourse site) pass their interval with the request.
+ *
+ * @module
+ */
+import type { Clock } from "./clock.ts";
+
+/** Interval in ms by host suffix; the longest matching suffix wins. */
+export const HOST_INTERVALS: Record<string, number> = {
+  "arxiv.org": 3000,
+  "reddit.com": 2000,
+  "redd.it": 2000,
+  "api.semanticscholar.org": 1000,
+  "api.github.com": 1000,
+  "raw.githubusercontent.com": 1000,
+  "huggingface.co": 1000,
+  "datatracker.ietf.org": 1000,
+  "api.deps.dev": 1000,
+  "wikipedia.org": 1000,
+  "wikimedia.org": 1000,
+  "wiktionary.org": 1000,
+  "wikidata.org": 1000,
+  "api.crossref.org": 200,
+  "doi.org": 200,
+  "api.datacite.org": 100,
+};
+
+/** A limiter key and interval. */
+export interface Limit {
+  /** Hosts sharing a key share one sequence of slots (all of reddit.com, say). */
+  key: string;
+  /** Minimum spacing between request starts, in ms. */
+  intervalMs: number;
+}
+
+/** The limit for `host` from the table (interval 0 when none applies). */
+export function limitFor(host: string): Limit {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  let best = "";
+  for (const suffix of Object.keys(HOST_INTERVALS)) {
+    if ((h === suffix || h.endsWith("." + suffix)) && suffix.length > best.length) best = suffix;
+  }
+  return best ? { key: best, intervalMs: HOST_INTERVALS[best] } : { key: h, intervalMs: 0 };
+}
+
+/** Spaces request starts per key (a host, or a group of hosts). */
+export class HostLimiter {
+  readonly #next = new Map<string, number>();
+  readonly #clock: Clock;
+
+  /** Creates a limiter on `clock`. */
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /**
+   * Waits for the next slot of `key` spaced `intervalMs` from the previous
+   * one. The slot is reserved at call time, so callers are served in order.
+   */
+  async acquire(key: string, intervalMs: number, signal?: AbortSignal): Promise<void> {
+    if (intervalMs <= 0) return;
+    const now = this.#clock.now();
+    const slot = Math.max(now, this.#next.get(key) ?? 0);
+    this.#next.set(key, slot + intervalMs);
+    if (slot > now) await this.#clock.sleep(slot - now, signal);
+  }
+}

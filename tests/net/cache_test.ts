@@ -1,0 +1,89 @@
+/**
+ * The page cache: 2Q by bytes, promotion on second use, expiry, variants.
+ */
+import assert from "node:assert/strict";
+import { cacheKey, PageCache } from "../../lib/net/cache.ts";
+import { FakeClock } from "../support/fake_clock.ts";
+
+const sized = (maxBytes: number, clock = new FakeClock(), ttlMs = 3_600_000) =>
+  new PageCache<string>({ maxBytes, ttlMs, clock, sizeOf: (v) => v.length });
+
+const doc = (n: number) => "x".repeat(n);
+
+Deno.test("cache: eviction by bytes takes the oldest probation entry first", () => {
+  const cache = sized(100);
+  cache.set("https://a.example/", doc(40));
+  cache.set("https://b.example/", doc(40));
+  assert.equal(cache.bytes, 80);
+  cache.set("https://c.example/", doc(40));
+  assert.equal(cache.has("https://a.example/"), false, "oldest probation entry evicted");
+  assert.equal(cache.has("https://b.example/"), true);
+  assert.equal(cache.has("https://c.example/"), true);
+  assert.ok(cache.bytes <= 100);
+});
+
+Deno.test("cache: a second use promotes; scans do not flush promoted pages", () => {
+  const cache = sized(100);
+  cache.set("https://keep.example/", doc(30));
+  assert.equal(cache.queueOf("https://keep.example/"), "probation");
+  assert.equal(cache.get("https://keep.example/"), doc(30));
+  assert.equal(cache.queueOf("https://keep.example/"), "protected");
+  for (let i = 0; i < 20; i++) cache.set(`https://scan.example/${i}`, doc(30));
+  assert.equal(cache.get("https://keep.example/"), doc(30), "the protected page survived the scan");
+  assert.ok(cache.bytes <= 100);
+  assert.equal(cache.has("https://scan.example/0"), false);
+  assert.equal(cache.has("https://scan.example/19"), true);
+});
+
+Deno.test("cache: protected entries are evicted least recently used first", () => {
+  const cache = sized(90, new FakeClock(), 3_600_000);
+  for (const name of ["a", "b", "c"]) {
+    cache.set(`https://${name}.example/`, doc(30));
+    cache.get(`https://${name}.example/`);
+  }
+  cache.get("https://a.example/"); // a is now the most recent
+  cache.set("https://d.example/", doc(30));
+  cache.get("https://d.example/");
+  assert.equal(cache.has("https://b.example/"), false, "b was least recently used");
+  assert.equal(cache.has("https://a.example/"), true);
+  assert.equal(cache.has("https://c.example/"), true);
+});
+
+Deno.test("cache: entries expire after the TTL", async () => {
+  const clock = new FakeClock();
+  const cache = sized(1000, clock, 3_600_000);
+  cache.set("https://a.example/", doc(10));
+  await clock.advance(3_599_999);
+  assert.equal(cache.get("https://a.example/"), doc(10));
+  await clock.advance(1);
+  assert.equal(cache.has("https://a.example/"), false);
+  assert.equal(cache.get("https://a.example/"), undefined);
+  assert.equal(cache.bytes, 0);
+});
+
+Deno.test("cache: static and rendered forms are separate; fragments are ignored", () => {
+  const cache = sized(1000);
+  cache.set("https://a.example/page#intro", "static form");
+  cache.set("https://a.example/page", "rendered form", "rendered");
+  assert.equal(cache.get("https://a.example/page#other"), "static form");
+  assert.equal(cache.get("https://a.example/page", "rendered"), "rendered form");
+  assert.equal(cacheKey("https://a.example/page#x"), cacheKey("https://a.example/page"));
+  assert.notEqual(
+    cacheKey("https://a.example/page"),
+    cacheKey("https://a.example/page", "rendered"),
+  );
+  assert.equal(cache.size, 2);
+});
+
+Deno.test("cache: oversize values are not stored; replacing keeps the queue", () => {
+  const cache = sized(100);
+  assert.equal(cache.set("https://huge.example/", doc(101)), false);
+  assert.equal(cache.size, 0);
+  cache.set("https://a.example/", doc(10));
+  cache.get("https://a.example/");
+  cache.set("https://a.example/", doc(20));
+  assert.equal(cache.queueOf("https://a.example/"), "protected");
+  assert.equal(cache.bytes, 20);
+  cache.delete("https://a.example/");
+  assert.equal(cache.bytes, 0);
+});
