@@ -24,7 +24,15 @@ import {
 import { log, setLogLevel } from "./lib/log.ts";
 import { createApp } from "./lib/server/app.ts";
 import { TOOLS } from "./lib/tools/catalog.ts";
-import type { ToolDefinition } from "./lib/tools/registry.ts";
+import { toolContext, type ToolDefinition, ToolRegistry } from "./lib/tools/registry.ts";
+import { runIncisive } from "./lib/tools/web_fetch_incisive.ts";
+import { runSections } from "./lib/tools/web_fetch_sections.ts";
+import { type Loader, webLoader } from "./lib/tools/page_view.ts";
+import { isFileArgument, readFileDocument } from "./lib/sources/file.ts";
+import { parseFences } from "./lib/envelope/fence.ts";
+import { parseFrontmatter } from "./lib/envelope/frontmatter.ts";
+import type { ToolResult } from "./lib/envelope/response.ts";
+import { toolFailure } from "./lib/server/mcp.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
 
 /** Exit code for usage errors. */
@@ -32,17 +40,23 @@ export const USAGE_EXIT = 2;
 
 interface FlagSpec {
   /** `boolean` flags take no value. */
-  kind: "boolean" | "string" | "port" | "choice";
+  kind: "boolean" | "string" | "port" | "choice" | "int";
   choices?: readonly string[];
   help: string;
   /** Placeholder shown in help. */
   value?: string;
+  /** May be given several times (values collect in a list). */
+  repeatable?: boolean;
 }
+
+type Flags = Record<string, string | boolean | string[]>;
 
 interface CommandSpec {
   summary: string;
+  /** One positional argument, if the command takes one. */
+  positional?: { name: string; help: string };
   flags: Record<string, FlagSpec>;
-  run(flags: Record<string, string | boolean>, options: MainOptions): Promise<number>;
+  run(flags: Flags, options: MainOptions, positional?: string): Promise<number>;
 }
 
 /** Options for embedding the CLI. */
@@ -89,17 +103,147 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
 };
 
+const PAGE_FORMAT: FlagSpec = {
+  kind: "choice",
+  choices: ["envelope", "markdown", "json"],
+  value: "FORMAT",
+  help: "envelope (what MCP clients get, default), markdown (the page text only) or json",
+};
+
+COMMANDS.fetch = {
+  summary: "read a page (or a local file) the way web_fetch_incisive does",
+  positional: { name: "<url|file>", help: "an http(s) URL, or a saved page" },
+  flags: {
+    "--section": {
+      kind: "string",
+      value: "NAME",
+      repeatable: true,
+      help: "a section to return (repeatable)",
+    },
+    "--auto-expand": { kind: "boolean", help: "with --section: include subsections" },
+    "--search": { kind: "string", value: "QUERY", help: "keyword search over the page's slices" },
+    "--slices": { kind: "string", value: "N,M", help: "slice indexes to return" },
+    "--max-tokens": { kind: "int", value: "N", help: "token budget of the answer (default 5000)" },
+    "--format": PAGE_FORMAT,
+    "--profile": SHARED_FLAGS["--profile"],
+  },
+  run: (flags, _options, target) => runPageCommand("fetch", flags, target!),
+};
+
+COMMANDS.sections = {
+  summary: "show a page's outline the way web_fetch_sections does",
+  positional: { name: "<url|file>", help: "an http(s) URL, or a saved page" },
+  flags: {
+    "--slice": { kind: "int", value: "N", help: "window of 100 sections (-1 for the last)" },
+    "--format": PAGE_FORMAT,
+    "--profile": SHARED_FLAGS["--profile"],
+  },
+  run: (flags, _options, target) => runPageCommand("sections", flags, target!),
+};
+
 const DEFAULT_COMMAND = "serve";
+
+/** Loads URLs from the web and anything else from the file system (CLI only). */
+const cliLoader: Loader = async (url, options) => {
+  if (isFileArgument(url)) return { doc: await readFileDocument(url), cached: false };
+  return await webLoader(url, options);
+};
+
+async function runPageCommand(
+  kind: "fetch" | "sections",
+  flags: Flags,
+  target: string,
+): Promise<number> {
+  const config = applySharedFlags(configFromEnv(), flags);
+  const registry = new ToolRegistry(TOOLS, config.profile);
+  const ctx = toolContext({
+    registry,
+    defaultOutput: config.defaultOutput,
+    signal: new AbortController().signal,
+  });
+  const url = isFileArgument(target) && !target.startsWith("file://")
+    ? new URL(`file://${target.startsWith("/") ? "" : Deno.cwd() + "/"}${target}`).href
+    : target;
+  let result: ToolResult;
+  try {
+    if (kind === "sections") {
+      const slice = typeof flags["--slice"] === "string" ? Number(flags["--slice"]) : undefined;
+      result = await runSections({ url, slice }, ctx, cliLoader);
+    } else {
+      const slices = typeof flags["--slices"] === "string"
+        ? flags["--slices"].split(",").map((x) => x.trim()).filter(Boolean).map((x) => {
+          if (!/^-?\d+$/.test(x)) {
+            throw new UsageError(
+              `invalid --slices '${
+                flags["--slices"]
+              }'; valid values: comma-separated whole numbers`,
+            );
+          }
+          return Number(x);
+        })
+        : undefined;
+      const maxTokens = typeof flags["--max-tokens"] === "string"
+        ? Number(flags["--max-tokens"])
+        : undefined;
+      if (maxTokens !== undefined && (maxTokens < 50 || maxTokens > 25000)) {
+        throw new UsageError(`invalid --max-tokens '${maxTokens}'; valid values: 50-25000`);
+      }
+      result = await runIncisive(
+        {
+          url,
+          section: flags["--section"] as string[] | undefined,
+          auto_expand: flags["--auto-expand"] === true,
+          search: typeof flags["--search"] === "string" ? flags["--search"] : undefined,
+          slices,
+          max_tokens: maxTokens,
+        },
+        ctx,
+        cliLoader,
+      );
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    result = toolFailure(kind === "fetch" ? "fetch" : "sections", error);
+  }
+  const text = result.content[0]?.text ?? "";
+  const format = typeof flags["--format"] === "string" ? flags["--format"] : "envelope";
+  if (format === "json") {
+    const meta = parseFrontmatter(text);
+    const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
+    console.log(JSON.stringify(
+      {
+        error: result.isError === true,
+        frontmatter: meta ?? {},
+        content: fences.map((f) => f.lines.join("\n")),
+        text: meta ? undefined : text,
+      },
+      null,
+      2,
+    ));
+  } else if (format === "markdown" && !result.isError) {
+    const meta = parseFrontmatter(text);
+    const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
+    console.log(fences.length ? fences.map((f) => f.lines.join("\n")).join("\n\n") : text);
+  } else {
+    (result.isError ? console.error : console.log)(text);
+  }
+  return result.isError ? 1 : 0;
+}
 
 function parseFlags(
   command: string,
   spec: CommandSpec,
   args: string[],
-): Record<string, string | boolean> {
-  const out: Record<string, string | boolean> = {};
+): { flags: Flags; positional?: string } {
+  const out: Flags = {};
+  let positional: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (!arg.startsWith("--")) {
+      if (spec.positional && positional === undefined) {
+        positional = arg;
+        continue;
+      }
       throw new UsageError(
         `unexpected argument '${arg}' for '${command}'; run 'parkour ${command} --help'`,
       );
@@ -134,9 +278,21 @@ function parseFlags(
         throw new UsageError(`invalid ${name} '${value}'; valid values: 0-65535`);
       }
     }
-    out[name] = value;
+    if (flag.kind === "int" && !/^-?\d{1,9}$/.test(value)) {
+      throw new UsageError(`invalid ${name} '${value}'; valid values: whole numbers`);
+    }
+    if (flag.repeatable) {
+      const list = (out[name] as string[] | undefined) ?? [];
+      list.push(value);
+      out[name] = list;
+    } else out[name] = value;
   }
-  return out;
+  if (spec.positional && positional === undefined) {
+    throw new UsageError(
+      `'${command}' needs ${spec.positional.name}; run 'parkour ${command} --help'`,
+    );
+  }
+  return { flags: out, positional };
 }
 
 function help(): string {
@@ -159,7 +315,11 @@ function help(): string {
     "  --version, -V   print the version",
   );
   for (const [name, spec] of Object.entries(COMMANDS)) {
-    lines.push("", `Flags of '${name}':`);
+    const usage = spec.positional ? ` ${spec.positional.name}` : "";
+    lines.push(
+      "",
+      `parkour ${name}${usage}${spec.positional ? `  (${spec.positional.help})` : ""}`,
+    );
     for (const [flag, f] of Object.entries(spec.flags)) {
       const left = f.value ? `${flag} ${f.value}` : flag;
       const choices = f.choices ? ` [${f.choices.join("|")}]` : "";
@@ -174,7 +334,7 @@ function help(): string {
   return lines.join("\n");
 }
 
-function applySharedFlags(config: Config, flags: Record<string, string | boolean>): Config {
+function applySharedFlags(config: Config, flags: Flags): Config {
   if (typeof flags["--profile"] === "string") {
     config.profile = flags["--profile"] as Config["profile"];
   }
@@ -184,10 +344,7 @@ function applySharedFlags(config: Config, flags: Record<string, string | boolean
   return config;
 }
 
-async function runServe(
-  flags: Record<string, string | boolean>,
-  options: MainOptions,
-): Promise<number> {
+async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   if (!flags["--http"] && (flags["--host"] !== undefined || flags["--port"] !== undefined)) {
     throw new UsageError("--host and --port apply only with --http");
   }
@@ -243,7 +400,8 @@ export async function main(args: string[], options: MainOptions = {}): Promise<n
       }
     }
     const spec = COMMANDS[command];
-    return await spec.run(parseFlags(command, spec, rest), options);
+    const parsed = parseFlags(command, spec, rest);
+    return await spec.run(parsed.flags, options, parsed.positional);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
       console.error(`parkour: ${error.message}`);

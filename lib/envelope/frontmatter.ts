@@ -179,11 +179,20 @@ export class Frontmatter {
       }
     }
     if (Object.keys(record).length === 0) return "---\n---";
-    const yaml = YAML.stringify(record, {
-      version: "1.1",
-      lineWidth: 0,
-      minContentWidth: 0,
-    });
+    const doc = new YAML.Document(record, { version: "1.1" });
+    // Lists of numbers (slice indexes) read best on one line: [3, 7, 12].
+    if (YAML.isMap(doc.contents)) {
+      for (const pair of doc.contents.items) {
+        const value = pair.value;
+        if (
+          YAML.isSeq(value) &&
+          value.items.every((i) => YAML.isScalar(i) && typeof i.value === "number")
+        ) {
+          value.flow = true;
+        }
+      }
+    }
+    const yaml = doc.toString({ lineWidth: 0, minContentWidth: 0 });
     return `---\n${yaml.trimEnd()}\n---`;
   }
 }

@@ -99,7 +99,7 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
             }),
           );
         } catch (error) {
-          result = failure(tool.name, error);
+          result = toolFailure(tool.name, error);
         }
         return {
           ...result,
@@ -132,7 +132,8 @@ function rewordValidationErrors(server: McpServer): void {
   };
 }
 
-function failure(name: string, error: unknown): ToolResult {
+/** The error result for an exception thrown by tool `name`. */
+export function toolFailure(name: string, error: unknown): ToolResult {
   if (error instanceof ToolError) return errorResult(error.message, error.remote);
   if (error instanceof FormatError) return errorResult(error.message);
   if (error instanceof NetError) return errorResult(error.message, error.remote);

@@ -5,6 +5,11 @@
  * @module
  */
 import type { ToolDefinition } from "./registry.ts";
+import { webFetchIncisive } from "./web_fetch_incisive.ts";
+import { webFetchSections } from "./web_fetch_sections.ts";
 
 /** Every shipped tool, in list order. */
-export const TOOLS: readonly ToolDefinition[] = [];
+export const TOOLS: readonly ToolDefinition[] = [
+  webFetchSections,
+  webFetchIncisive,
+];

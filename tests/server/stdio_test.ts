@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { childEnv, launch, MAIN, RawServer } from "../support/process.ts";
+import { childEnv, launch, MAIN, RawServer, SHIPPED_TOOLS } from "../support/process.ts";
 
 const MODERN = "2026-07-28";
 const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
@@ -21,14 +21,14 @@ function transport(): StdioClientTransport {
   return new StdioClientTransport({ command, args, env: childEnv(), stderr: "pipe" });
 }
 
-Deno.test("stdio: SDK v2 client in the 2025 era lists the (empty) tools", async () => {
+Deno.test("stdio: SDK v2 client in the 2025 era lists the tools", async () => {
   const client = new Client({ name: "legacy-client", version: "1.0.0" });
   await client.connect(transport());
   try {
     assert.equal(client.getServerVersion()?.name, "parkour-mcp");
     assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
     const { tools } = await client.listTools();
-    assert.deepEqual(tools, []);
+    assert.deepEqual(tools.map((t) => t.name), SHIPPED_TOOLS);
     await client.ping();
   } finally {
     await client.close();
@@ -45,7 +45,7 @@ Deno.test("stdio: SDK v2 client pinned to 2026-07-28 lists the tools", async () 
     assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
     assert.equal(client.getServerVersion()?.name, "parkour-mcp");
     const { tools } = await client.listTools();
-    assert.deepEqual(tools, []);
+    assert.deepEqual(tools.map((t) => t.name), SHIPPED_TOOLS);
   } finally {
     await client.close();
   }
@@ -59,7 +59,7 @@ Deno.test("stdio: SDK v2 client in auto mode negotiates the modern era", async (
   await client.connect(transport());
   try {
     assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
-    assert.deepEqual((await client.listTools()).tools, []);
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), SHIPPED_TOOLS);
   } finally {
     await client.close();
   }
@@ -116,7 +116,7 @@ Deno.test("stdio: server/discover answers under 2026-07-28 and -32601 without me
       params: { _meta: meta() },
     });
     const listResult = list.result as Record<string, unknown>;
-    assert.deepEqual(listResult.tools, []);
+    assert.deepEqual((listResult.tools as { name: string }[]).map((t) => t.name), SHIPPED_TOOLS);
     assert.equal(listResult.resultType, "complete");
     assert.equal(listResult.ttlMs, 3_600_000);
     assert.equal(listResult.cacheScope, "private");
@@ -187,7 +187,9 @@ Deno.test("stdio: both eras on one connection, interleaved", async () => {
     assert.equal((init.result as { protocolVersion: string }).protocolVersion, "2025-06-18");
     await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     const legacyList = await server.request({ id: 3, method: "tools/list" });
-    assert.deepEqual(legacyList.result, { tools: [] }, "2025 results carry no modern fields");
+    const legacyResult = legacyList.result as Record<string, unknown>;
+    assert.deepEqual(Object.keys(legacyResult), ["tools"], "2025 results carry no modern fields");
+    assert.deepEqual((legacyResult.tools as { name: string }[]).map((t) => t.name), SHIPPED_TOOLS);
     const modernList = await server.request({
       id: 4,
       method: "tools/list",

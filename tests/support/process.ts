@@ -4,6 +4,10 @@
  * test fails if the documented launch line lacks a permission.
  */
 import meta from "../../deno.json" with { type: "json" };
+import { TOOLS } from "../../lib/tools/catalog.ts";
+
+/** Names of the shipped tools in the desktop profile, in list order. */
+export const SHIPPED_TOOLS: string[] = TOOLS.map((t) => t.names.desktop);
 
 const ROOT = new URL("../../", import.meta.url);
 

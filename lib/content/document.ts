@@ -1,0 +1,164 @@
+/**
+ * The Document: the one model every path produces, and every view reads.
+ *
+ * It holds the Markdown, the section tree (built at once: it is cheap and
+ * every view needs it), and the slices and search index (built on first use,
+ * so an outline request does not pay for indexing).
+ *
+ * @module
+ */
+import { SearchIndex } from "./search.ts";
+import { buildSections, type Section, sectionAt } from "./sections.ts";
+import { buildSlices, type Slice } from "./slices.ts";
+
+/** What a Document was made from. */
+export type DocumentKind = "html" | "markdown" | "text" | "json" | "xml" | "pdf";
+
+/** The fields a Document is built from. */
+export interface DocumentInit {
+  /** The URL it was fetched from (or a file URL for local files). */
+  url: string;
+  /** What it was made from. */
+  kind: DocumentKind;
+  /** Title ("" when there is none). */
+  title: string;
+  /** The Markdown body. */
+  markdown: string;
+  /** Element id to Markdown offset (HTML pages). */
+  anchors?: Map<string, number>;
+  /** Canonical URL declared by the page. */
+  canonicalUrl?: string;
+  /** Media type as served. */
+  contentType?: string;
+  /** Page description. */
+  description?: string;
+  /** Language tag. */
+  lang?: string;
+  /** True when the page looks like a JavaScript shell with no content of its own. */
+  jsShell?: boolean;
+  /** Share of the page's text the furniture filter dropped (0 to 1). */
+  droppedShare?: number;
+  /** Pages of a PDF. */
+  pages?: number;
+  /** True when served through a proxy (the address check was advisory). */
+  degraded?: boolean;
+}
+
+/** A converted page with its structure. */
+export class Document {
+  /** The URL it was fetched from. */
+  readonly url: string;
+  /** What it was made from. */
+  readonly kind: DocumentKind;
+  /** Title. */
+  readonly title: string;
+  /** Markdown body. */
+  readonly markdown: string;
+  /** Element id to offset. */
+  readonly anchors: Map<string, number>;
+  /** Canonical URL. */
+  readonly canonicalUrl?: string;
+  /** Media type. */
+  readonly contentType?: string;
+  /** Description. */
+  readonly description?: string;
+  /** Language. */
+  readonly lang?: string;
+  /** Looks like a JavaScript shell. */
+  readonly jsShell: boolean;
+  /** Share of text dropped as furniture. */
+  readonly droppedShare: number;
+  /** PDF page count. */
+  readonly pages?: number;
+  /** Fetched through a proxy. */
+  readonly degraded: boolean;
+  /** Sections in document order. */
+  readonly sections: Section[];
+  #slices?: Slice[];
+  #index?: SearchIndex;
+  #bySlug?: Map<string, number>;
+
+  /** Builds the document and its section tree. */
+  constructor(init: DocumentInit) {
+    this.url = init.url;
+    this.kind = init.kind;
+    this.title = init.title;
+    this.markdown = init.markdown;
+    this.anchors = init.anchors ?? new Map();
+    this.canonicalUrl = init.canonicalUrl;
+    this.contentType = init.contentType;
+    this.description = init.description;
+    this.lang = init.lang;
+    this.jsShell = init.jsShell ?? false;
+    this.droppedShare = init.droppedShare ?? 0;
+    this.pages = init.pages;
+    this.degraded = init.degraded ?? false;
+    this.sections = buildSections(this.markdown, this.anchors);
+  }
+
+  /** The slices (built on first use). */
+  get slices(): Slice[] {
+    return (this.#slices ??= buildSlices(this.markdown, this.sections));
+  }
+
+  /** The search index (built on first use). */
+  get index(): SearchIndex {
+    if (!this.#index) {
+      const slices = this.slices;
+      this.#index = new SearchIndex(
+        slices.map((s) => this.markdown.slice(s.start, s.end)),
+        slices.map((s) => s.ancestry),
+        (i) => this.sliceText(i),
+      );
+    }
+    return this.#index;
+  }
+
+  /** Whether slices and the index are already built. */
+  get indexed(): boolean {
+    return this.#index !== undefined;
+  }
+
+  /** Text of slice `i`. */
+  sliceText(i: number): string {
+    const s = this.slices[i];
+    return this.markdown.slice(s.start, s.end);
+  }
+
+  /** Text of section `i`: its own text, or its whole subtree. */
+  sectionText(i: number, subtree = false): string {
+    const s = this.sections[i];
+    return this.markdown.slice(s.start, subtree ? s.subtreeEnd : s.end).trim();
+  }
+
+  /** Section by slug or by the id of its heading. */
+  sectionBySlug(slug: string): number | undefined {
+    if (!this.#bySlug) {
+      this.#bySlug = new Map();
+      for (const s of this.sections) {
+        if (s.id !== undefined && !this.#bySlug.has(s.id)) this.#bySlug.set(s.id, s.index);
+      }
+      for (const s of this.sections) {
+        if (!this.#bySlug.has(s.slug)) this.#bySlug.set(s.slug, s.index);
+      }
+    }
+    return this.#bySlug.get(slug);
+  }
+
+  /** The section holding the element with `id`, if the page had one. */
+  sectionOfAnchor(id: string): number | undefined {
+    const offset = this.anchors.get(id);
+    if (offset === undefined) return undefined;
+    const i = sectionAt(this.sections, offset);
+    return i >= 0 ? i : undefined;
+  }
+
+  /** Approximate memory held, in bytes (for the page cache). */
+  approxBytes(): number {
+    let bytes = this.markdown.length * 2 + this.sections.length * 200 + this.anchors.size * 80;
+    if (this.#slices) bytes += this.#slices.length * 150;
+    // The index: postings and a copy of tokenized text is of the order of the text itself.
+    if (this.#index) bytes += this.markdown.length * 3;
+    return bytes;
+  }
+}

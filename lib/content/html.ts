@@ -1,0 +1,938 @@
+/**
+ * HTML to Markdown in one streaming pass over htmlparser2's tokens.
+ *
+ * No DOM is built: elements are handled as they open and close, and the
+ * Markdown is written as it goes, which keeps a 15 MB specification within a
+ * couple of seconds and a few hundred megabytes. What comes out:
+ *
+ * - ATX headings (`h1` inside nested sectioning elements takes the depth of
+ *   its section, so specifications that use `h1` everywhere still get a tree),
+ *   always at column 0 even when the heading sat in a list item or a link,
+ *   with block elements inside headings flattened;
+ * - paragraphs, lists (nested, ordered with their start number, task boxes),
+ *   block quotes, fenced code blocks with their language, GFM tables with
+ *   pipes escaped, definition lists, links resolved against the page URL,
+ *   images as `[Image: alt]`, `**strong**`, `*em*`, `` `code` ``, `~~del~~`;
+ * - nothing from scripts, styles, templates, hidden elements, forms controls,
+ *   SVG and other non-text elements;
+ * - the `id` of every element mapped to the Markdown offset where it sits, so
+ *   a URL fragment resolves to the section holding it.
+ *
+ * Page furniture (navigation, headers and footers outside the main content,
+ * cookie banners) is dropped by a separate, replaceable policy: see
+ * {@link FurniturePolicy} and `extract.ts`.
+ *
+ * @module
+ */
+import { type HtmlHandler, walkHtml } from "./tokenizer.ts";
+
+/** Decides, per element, whether its whole subtree is page furniture. */
+export interface FurniturePolicy {
+  /** Attributes the policy reads besides those the converter reads. */
+  attributes?: readonly string[];
+  /**
+   * Called for every element as it opens (`ordinal` counts elements in
+   * document order). Return true to drop the element and everything in it.
+   */
+  drop(tag: string, attrs: Record<string, string>, context: ElementContext): boolean;
+}
+
+/** What a {@link FurniturePolicy} knows about an element's position. */
+export interface ElementContext {
+  /** Element number in document order. */
+  ordinal: number;
+  /** Whether a `main`, `article` or `[role=main]` encloses it. */
+  inMain: boolean;
+  /** Nesting depth. */
+  depth: number;
+}
+
+/** Result of a conversion. */
+export interface HtmlConversion {
+  /** The Markdown. */
+  markdown: string;
+  /** `<title>`, else `og:title`, else the first heading ("" if none). */
+  title: string;
+  /** `<link rel=canonical>`, resolved. */
+  canonicalUrl?: string;
+  /** `<meta name=description>` or `og:description`. */
+  description?: string;
+  /** `<html lang>`. */
+  lang?: string;
+  /** Element id to Markdown offset. */
+  anchors: Map<string, number>;
+  /** Signals that the page is a JavaScript shell. */
+  shell: ShellSignals;
+  /** Characters of visible text seen (before furniture was dropped). */
+  textChars: number;
+  /** Characters of text inside dropped furniture. */
+  droppedChars: number;
+}
+
+/** Evidence that the page's content is built by scripts. */
+export interface ShellSignals {
+  /** A `<noscript>` mentions JavaScript. */
+  noscriptMentionsJs: boolean;
+  /** Ids of framework mount points (`root`, `app`, `__next`, ...) seen. */
+  appRoots: string[];
+  /** Number of `<script>` elements. */
+  scripts: number;
+}
+
+/** Options of {@link htmlToMarkdown}. */
+export interface ConvertOptions {
+  /** The page URL, to resolve links against. */
+  baseUrl?: string;
+  /** Furniture policy; none by default (everything but non-content elements kept). */
+  furniture?: FurniturePolicy;
+}
+
+// Elements whose content is never text for a reader.
+const SKIP = new Set([
+  "script",
+  "style",
+  "template",
+  "noscript",
+  "svg",
+  "math",
+  "canvas",
+  "iframe",
+  "object",
+  "embed",
+  "video",
+  "audio",
+  "map",
+  "select",
+  "button",
+  "textarea",
+  "dialog",
+  "frameset",
+  "noframes",
+  "applet",
+  "datalist",
+]);
+
+const INLINE = new Set([
+  "a",
+  "abbr",
+  "acronym",
+  "b",
+  "bdi",
+  "bdo",
+  "big",
+  "cite",
+  "code",
+  "data",
+  "del",
+  "dfn",
+  "em",
+  "font",
+  "i",
+  "img",
+  "input",
+  "ins",
+  "kbd",
+  "label",
+  "mark",
+  "meter",
+  "nobr",
+  "output",
+  "progress",
+  "q",
+  "rp",
+  "rt",
+  "ruby",
+  "s",
+  "samp",
+  "small",
+  "span",
+  "strike",
+  "strong",
+  "sub",
+  "sup",
+  "time",
+  "tt",
+  "u",
+  "var",
+  "wbr",
+  "br",
+  // Custom elements of common spec generators that are inline.
+  "emu-xref",
+  "emu-nt",
+  "emu-t",
+  "emu-gmod",
+  "emu-gann",
+  "emu-gprose",
+  "emu-params",
+  "emu-opt",
+  "emu-val",
+  "emu-const",
+  "emu-not-ref",
+]);
+
+const SECTIONING = new Set(["section", "article", "emu-clause", "emu-annex", "emu-intro"]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
+
+const HEADING = /^h([1-6])$/;
+const UNSAFE_URL = /[()\s<>]/;
+const APP_ROOTS = new Set([
+  "root",
+  "app",
+  "__next",
+  "__nuxt",
+  "__svelte",
+  "___gatsby",
+  "__gatsby",
+  "main-app",
+]);
+
+/** Inline text being built, with HTML whitespace collapsing. */
+class Inline {
+  out = "";
+  space = false;
+
+  /** Adds text whose whitespace is already collapsed to single spaces. */
+  text(s: string): void {
+    if (s === "") return;
+    if (s.charCodeAt(0) === 32) {
+      this.space = true;
+      s = s.slice(1);
+      if (s === "") return;
+    }
+    if (this.space && this.out !== "" && !this.out.endsWith("\n")) this.out += " ";
+    this.space = false;
+    if (s.charCodeAt(s.length - 1) === 32) {
+      this.space = true;
+      s = s.slice(0, -1);
+    }
+    this.out += s;
+  }
+
+  /** Adds markup (no whitespace handling of its own). */
+  mark(s: string): void {
+    if (this.space && this.out !== "" && !this.out.endsWith("\n")) this.out += " ";
+    this.space = false;
+    this.out += s;
+  }
+
+  /** A hard line break. */
+  newline(): void {
+    this.space = false;
+    this.out = this.out.replace(/ +$/, "") + "\n";
+  }
+}
+
+type Capture =
+  | { kind: "link"; inline: Inline; href: string; images: number; words: boolean }
+  | { kind: "emph"; inline: Inline; marker: string }
+  | { kind: "code"; inline: Inline }
+  | { kind: "heading"; inline: Inline; level: number; ids: string[] }
+  | { kind: "cell"; inline: Inline }
+  | { kind: "title"; inline: Inline };
+
+interface Container {
+  kind: "quote" | "item";
+  /** For items: marker still to print on the item's first line. */
+  marker?: string;
+  indent: string;
+}
+
+interface ListState {
+  ordered: boolean;
+  next: number;
+  items: number;
+}
+
+interface TableState {
+  rows: string[][];
+  current?: string[];
+  flatten: boolean;
+  hasHead: boolean;
+}
+
+interface Frame {
+  tag: string;
+  attrs: Record<string, string>;
+  skip?: boolean;
+  furniture?: boolean;
+  capture?: boolean;
+  container?: boolean;
+  list?: boolean;
+  table?: boolean;
+  row?: boolean;
+  pre?: boolean;
+  main?: boolean;
+  sectioning?: boolean;
+  abandoned?: boolean;
+}
+
+const WS = /[ \t\n\r\f]+/g;
+
+/** Attributes the converter reads; the tokenizer skips all others. */
+const ATTRIBUTES = [
+  "id",
+  "name",
+  "class",
+  "href",
+  "alt",
+  "lang",
+  "data-lang",
+  "content",
+  "property",
+  "rel",
+  "role",
+  "hidden",
+  "aria-hidden",
+  "style",
+  "type",
+  "checked",
+  "start",
+  "colspan",
+];
+
+function escapeLineStart(line: string): string {
+  const c = line.charCodeAt(0);
+  // # > - + * digits ` ~ | = and a table-like leading pipe.
+  if (c === 35 || c === 62 || c === 124) return "\\" + line;
+  if ((c === 45 || c === 43 || c === 42) && (line.length === 1 || line.charCodeAt(1) === 32)) {
+    return "\\" + line;
+  }
+  if (c === 61 && /^=+\s*$/.test(line)) return "\\" + line;
+  if ((c === 96 || c === 126) && /^(`{3,}|~{3,})/.test(line)) return "\\" + line;
+  if (c >= 48 && c <= 57) {
+    const m = /^(\d{1,9})([.)])( |$)/.exec(line);
+    if (m) return m[1] + "\\" + line.slice(m[1].length);
+  }
+  return line;
+}
+
+function languageOf(attrs: Record<string, string>): string {
+  const cls = `${attrs.class ?? ""} ${attrs["data-lang"] ?? ""} ${attrs.lang ?? ""}`;
+  const m =
+    /(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([\w+#.-]+)/i.exec(cls) ??
+      /(?:^|\s)(?:data-lang=)?([\w+#-]+)$/.exec((attrs["data-lang"] ?? "").trim());
+  if (!m) return "";
+  const lang = m[1].toLowerCase();
+  return lang === "default" || lang === "none" || lang === "text" || lang === "plain" ? "" : lang;
+}
+
+function isHidden(attrs: Record<string, string>): boolean {
+  if ("hidden" in attrs) return true;
+  if (attrs["aria-hidden"] === "true") return true;
+  const style = attrs.style;
+  return style !== undefined && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+}
+
+/** Converts a page. Never throws on malformed HTML. */
+export function htmlToMarkdown(html: string, options: ConvertOptions = {}): HtmlConversion {
+  let base: URL | undefined;
+  try {
+    base = options.baseUrl ? new URL(options.baseUrl) : undefined;
+  } catch {
+    base = undefined;
+  }
+  const furniture = options.furniture;
+
+  const parts: string[] = [];
+  let length = 0;
+  let pendingNewlines = 0; // owed before the next block's first line
+  let started = false;
+  const containers: Container[] = [];
+  const lists: ListState[] = [];
+  const tables: TableState[] = [];
+  const captures: Capture[] = [];
+  const stack: Frame[] = [];
+  let paragraph = new Inline();
+  let skipDepth = 0;
+  let furnitureDepth = 0;
+  let preDepth = 0;
+  let pre: { text: string; lang: string } | undefined;
+  let mainDepth = 0;
+  let sectionDepth = 0;
+  let ordinal = 0;
+  let textChars = 0;
+  let droppedChars = 0;
+
+  let title = "";
+  let titleFromHeading = "";
+  let ogTitle = "";
+  let canonicalUrl: string | undefined;
+  let description: string | undefined;
+  let lang: string | undefined;
+  const anchors = new Map<string, number>();
+  const shell: ShellSignals = { noscriptMentionsJs: false, appRoots: [], scripts: 0 };
+  let inTitle = false;
+  let noscriptDepth = 0;
+
+  const emit = (s: string) => {
+    parts.push(s);
+    length += s.length;
+  };
+
+  const prefixFor = (first: boolean): string => {
+    let p = "";
+    for (const c of containers) {
+      if (c.kind === "quote") p += "> ";
+      else if (first && c.marker !== undefined) {
+        p += c.marker;
+        c.marker = undefined;
+      } else p += c.indent;
+    }
+    return p;
+  };
+
+  /** Writes a block's lines with container prefixes, after the owed blank lines. */
+  const writeBlock = (lines: string[], escape: boolean) => {
+    if (started) {
+      const quotePrefix = containers.some((c) => c.kind === "quote")
+        ? containers.filter((c) => c.kind === "quote").map(() => ">").join(" ")
+        : "";
+      for (let i = 0; i < pendingNewlines; i++) emit(i === 0 ? "\n" : quotePrefix + "\n");
+    }
+    started = true;
+    pendingNewlines = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const line = escape ? escapeLineStart(lines[i]) : lines[i];
+      emit((i === 0 ? "" : "\n") + (prefixFor(i === 0) + line).trimEnd());
+    }
+    pendingNewlines = 2;
+  };
+
+  const flushParagraph = () => {
+    const text = paragraph.out.trim();
+    paragraph = new Inline();
+    if (text === "") return;
+    writeBlock(text.split("\n").map((l) => l.trim()), true);
+  };
+
+  const blockBoundary = () => {
+    if (captures.length > 0) {
+      const top = captures[captures.length - 1];
+      if (top.kind === "cell" || top.kind === "heading" || top.kind === "title") {
+        top.inline.text(" ");
+        return;
+      }
+    }
+    flushParagraph();
+  };
+
+  /** Where inline text goes now. */
+  const sink = (): Inline => captures.length > 0 ? captures[captures.length - 1].inline : paragraph;
+
+  const inHeading = () => headingCapture !== undefined;
+
+  const resolved = new Map<string, string | undefined>();
+  const resolve = (href: string): string | undefined => {
+    const h = href.trim();
+    if (h === "" || h.charCodeAt(0) === 35 /* # */) return h === "" ? undefined : h;
+    let out = resolved.get(h);
+    if (out !== undefined || resolved.has(h)) return out;
+    if (/^\s*(javascript|vbscript|data):/i.test(h)) out = undefined;
+    else {
+      try {
+        out = base ? new URL(h, base).href : new URL(h).href;
+      } catch {
+        out = h.replace(/\s/g, "%20");
+      }
+    }
+    resolved.set(h, out);
+    return out;
+  };
+
+  let headingCapture: Extract<Capture, { kind: "heading" }> | undefined;
+  const recordAnchor = (id: string) => {
+    if (headingCapture) headingCapture.ids.push(id);
+    else if (!anchors.has(id)) anchors.set(id, length + (started ? pendingNewlines : 0));
+  };
+
+  const closeCapture = (): Capture => captures.pop()!;
+
+  const handler: HtmlHandler = {
+    open(name, attrs) {
+      const frame: Frame = { tag: name, attrs };
+      stack.push(frame);
+      ordinal++;
+      if (skipDepth > 0) {
+        frame.skip = true;
+        skipDepth++;
+        return;
+      }
+      if (name === "title" && !inTitle && title === "") {
+        inTitle = true;
+        captures.push({ kind: "title", inline: new Inline() });
+        frame.capture = true;
+        return;
+      }
+      if (name === "meta") {
+        const prop = (attrs.property ?? attrs.name ?? "").toLowerCase();
+        if (prop === "og:title" && attrs.content) ogTitle = attrs.content.trim();
+        else if (
+          (prop === "description" || prop === "og:description") && attrs.content && !description
+        ) {
+          description = attrs.content.replace(WS, " ").trim();
+        }
+        return;
+      }
+      if (name === "link") {
+        if (/(^|\s)canonical(\s|$)/i.test(attrs.rel ?? "") && attrs.href && !canonicalUrl) {
+          canonicalUrl = resolve(attrs.href);
+        }
+        return;
+      }
+      if (name === "base" && attrs.href) {
+        try {
+          base = new URL(attrs.href, base);
+        } catch { /* keep the page URL */ }
+        return;
+      }
+      if (name === "html" && attrs.lang) lang = attrs.lang;
+      if (name === "script") shell.scripts++;
+      if (name === "noscript") noscriptDepth++;
+      if (attrs.id && APP_ROOTS.has(attrs.id)) shell.appRoots.push(attrs.id);
+
+      if (SKIP.has(name) || isHidden(attrs)) {
+        frame.skip = true;
+        skipDepth = 1;
+        return;
+      }
+      const isMain = name === "main" || name === "article" || attrs.role === "main";
+      if (
+        furniture &&
+        furniture.drop(name, attrs, { ordinal, inMain: mainDepth > 0, depth: stack.length })
+      ) {
+        frame.skip = true;
+        frame.furniture = true;
+        skipDepth = 1;
+        furnitureDepth = 1;
+        return;
+      }
+      if (isMain) {
+        frame.main = true;
+        mainDepth++;
+      }
+      if (SECTIONING.has(name)) {
+        frame.sectioning = true;
+        sectionDepth++;
+      }
+      const heading = name.length === 2 && name.charCodeAt(0) === 104 ? HEADING.exec(name) : null;
+      // A heading's ids are recorded once it is open, so they point at its line.
+      if (!heading || preDepth > 0) {
+        if (attrs.id) recordAnchor(attrs.id);
+        else if (attrs.name && name === "a") recordAnchor(attrs.name);
+      }
+
+      if (preDepth > 0) {
+        if (name === "br") pre!.text += "\n";
+        return;
+      }
+
+      if (heading) {
+        let level = Number(heading[1]);
+        if (level === 1 && sectionDepth > 0) level = Math.min(6, sectionDepth);
+        // A heading inside a link: the link is dropped, the heading kept.
+        for (const c of captures) if (c.kind === "link") c.words = true;
+        abandonLinks();
+        flushParagraph();
+        const capture: Capture = { kind: "heading", inline: new Inline(), level, ids: [] };
+        captures.push(capture);
+        headingCapture = capture;
+        frame.capture = true;
+        if (attrs.id) capture.ids.push(attrs.id);
+        return;
+      }
+
+      if (!INLINE.has(name)) {
+        // A block inside a link turns the link into plain content.
+        abandonLinks();
+      }
+
+      switch (name) {
+        case "br": {
+          const top = captures[captures.length - 1];
+          if (top?.kind === "cell") top.inline.mark("<br>");
+          else if (top?.kind === "heading" || top?.kind === "title") top.inline.text(" ");
+          else sink().newline();
+          return;
+        }
+        case "wbr":
+          return;
+        case "hr":
+          blockBoundary();
+          if (captures.length === 0) writeBlock(["* * *"], false);
+          return;
+        case "img": {
+          const alt = (attrs.alt ?? "").replace(WS, " ").trim();
+          const top = captures[captures.length - 1];
+          if (top?.kind === "link") top.images++;
+          if (alt && !inHeading()) sink().mark(`[Image: ${alt.replace(/[[\]]/g, "")}]`);
+          return;
+        }
+        case "input": {
+          if ((attrs.type ?? "").toLowerCase() === "checkbox") {
+            sink().mark("checked" in attrs ? "[x] " : "[ ] ");
+          }
+          return;
+        }
+        case "a": {
+          if (inHeading()) return;
+          const href = attrs.href !== undefined ? resolve(attrs.href) : undefined;
+          if (href === undefined) return;
+          captures.push({ kind: "link", inline: new Inline(), href, images: 0, words: false });
+          frame.capture = true;
+          return;
+        }
+        case "strong":
+        case "b":
+        case "em":
+        case "i":
+        case "del":
+        case "s":
+        case "strike": {
+          if (inHeading()) return;
+          const marker = name === "strong" || name === "b"
+            ? "**"
+            : name === "em" || name === "i"
+            ? "*"
+            : "~~";
+          captures.push({ kind: "emph", inline: new Inline(), marker });
+          frame.capture = true;
+          return;
+        }
+        case "code":
+        case "kbd":
+        case "samp":
+        case "tt": {
+          if (inHeading()) return;
+          captures.push({ kind: "code", inline: new Inline() });
+          frame.capture = true;
+          return;
+        }
+        case "pre": {
+          blockBoundary();
+          if (captures.some((c) => c.kind === "cell")) {
+            // Code inside a table cell stays inline.
+            captures.push({ kind: "code", inline: new Inline() });
+            frame.capture = true;
+            return;
+          }
+          frame.pre = true;
+          preDepth = 1;
+          let lang = languageOf(attrs);
+          for (let i = stack.length - 2; !lang && i >= Math.max(0, stack.length - 4); i--) {
+            lang = languageOf(stack[i].attrs);
+          }
+          pre = { text: "", lang };
+          return;
+        }
+        case "ul":
+        case "ol":
+        case "menu": {
+          blockBoundary();
+          frame.list = true;
+          // A list nested in an item follows the item's text directly.
+          if (containers.length > 0 && containers[containers.length - 1].kind === "item") {
+            pendingNewlines = Math.min(pendingNewlines, 1);
+          }
+          const start = Number(attrs.start);
+          lists.push({
+            ordered: name === "ol",
+            next: Number.isFinite(start) ? start : 1,
+            items: 0,
+          });
+          return;
+        }
+        case "li": {
+          blockBoundary();
+          if (captures.length > 0) return;
+          const list = lists[lists.length - 1] ?? { ordered: false, next: 1, items: 0 };
+          const marker = list.ordered ? `${list.next++}. ` : "- ";
+          containers.push({ kind: "item", marker, indent: " ".repeat(marker.length) });
+          frame.container = true;
+          // Items of one list sit on consecutive lines; the list itself is set off by a blank line.
+          if (list.items++ > 0) pendingNewlines = Math.min(pendingNewlines, 1);
+          return;
+        }
+        case "blockquote": {
+          blockBoundary();
+          if (captures.length > 0) return;
+          containers.push({ kind: "quote", indent: "" });
+          frame.container = true;
+          return;
+        }
+        case "table": {
+          blockBoundary();
+          const flatten = tables.length > 0 || captures.length > 0;
+          tables.push({ rows: [], flatten, hasHead: false });
+          frame.table = true;
+          return;
+        }
+        case "tr": {
+          const table = tables[tables.length - 1];
+          if (!table) return blockBoundary();
+          if (table.flatten) {
+            sink().text(" ");
+            return;
+          }
+          table.current = [];
+          table.rows.push(table.current);
+          frame.row = true;
+          return;
+        }
+        case "th":
+        case "td": {
+          const table = tables[tables.length - 1];
+          if (!table) return blockBoundary();
+          if (table.flatten) {
+            sink().text(" ");
+            return;
+          }
+          if (name === "th" && table.rows.length <= 1) table.hasHead = true;
+          if (!table.current) {
+            table.current = [];
+            table.rows.push(table.current);
+          }
+          captures.push({ kind: "cell", inline: new Inline() });
+          frame.capture = true;
+          const span = Math.min(50, Number(attrs.colspan) || 1);
+          for (let i = 1; i < span; i++) table.current.push("");
+          return;
+        }
+        case "dt":
+          blockBoundary();
+          if (captures.length === 0) {
+            captures.push({ kind: "emph", inline: new Inline(), marker: "**" });
+            frame.capture = true;
+          }
+          return;
+        case "summary":
+          blockBoundary();
+          if (captures.length === 0) {
+            captures.push({ kind: "emph", inline: new Inline(), marker: "**" });
+            frame.capture = true;
+          }
+          return;
+        default:
+          if (!INLINE.has(name)) blockBoundary();
+      }
+    },
+
+    text(raw) {
+      if (skipDepth > 0) {
+        if (furnitureDepth > 0) droppedChars += raw.length;
+        if (noscriptDepth > 0 && /javascript|enable js/i.test(raw)) shell.noscriptMentionsJs = true;
+        return;
+      }
+      if (preDepth > 0) {
+        pre!.text += raw;
+        textChars += raw.length;
+        return;
+      }
+      const text = raw.replace(WS, " ");
+      if (text === " " || text === "") {
+        if (text === " ") sink().text(" ");
+        return;
+      }
+      textChars += text.length;
+      const top = captures[captures.length - 1];
+      if (top?.kind === "link") top.words = true;
+      sink().text(text);
+    },
+
+    close(name) {
+      const frame = stack.pop();
+      if (!frame) return;
+      if (frame.skip) {
+        skipDepth--;
+        if (frame.furniture) furnitureDepth = 0;
+        if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
+        return;
+      }
+      if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
+      if (frame.main) mainDepth--;
+      if (frame.sectioning) sectionDepth--;
+      if (frame.pre) {
+        preDepth = 0;
+        const code = pre!.text.replace(/^\r?\n/, "").replace(/\s+$/, "");
+        const lang = pre!.lang;
+        pre = undefined;
+        if (code !== "") {
+          let fence = "```";
+          while (code.includes(fence)) fence += "`";
+          writeBlock([fence + lang, ...code.split(/\r\n|\r|\n/), fence], false);
+        }
+        return;
+      }
+      if (preDepth > 0) return;
+      if (frame.capture) {
+        closeCaptureFrame(frame);
+        return;
+      }
+      if (frame.container) {
+        flushParagraph();
+        const c = containers.pop();
+        if (c?.kind === "item" && c.marker !== undefined) {
+          // An empty item still shows its marker.
+          containers.push(c);
+          writeBlock([""], false);
+          containers.pop();
+        }
+        pendingNewlines = 2;
+        return;
+      }
+      if (frame.list) {
+        flushParagraph();
+        lists.pop();
+        pendingNewlines = 2;
+        return;
+      }
+      if (frame.row) {
+        const table = tables[tables.length - 1];
+        if (table) table.current = undefined;
+        return;
+      }
+      if (frame.table) {
+        const table = tables.pop()!;
+        if (!table.flatten) writeTable(table);
+        return;
+      }
+      if (!INLINE.has(name) && !VOID.has(name)) blockBoundary();
+    },
+  };
+
+  function abandonLinks() {
+    // Links cannot hold blocks: pour their text into the enclosing sink.
+    while (captures.length > 0 && captures[captures.length - 1].kind === "link") {
+      const link = captures.pop() as Extract<Capture, { kind: "link" }>;
+      const frame = [...stack].reverse().find((f) => f.capture && f.tag === "a");
+      if (frame) {
+        frame.capture = false;
+        frame.abandoned = true;
+      }
+      sink().mark(link.inline.out);
+      if (link.inline.space) sink().text(" ");
+    }
+  }
+
+  function closeCaptureFrame(frame: Frame) {
+    const capture = closeCapture();
+    const inner = capture.inline.out.trim();
+    switch (capture.kind) {
+      case "title":
+        inTitle = false;
+        title = capture.inline.out.replace(WS, " ").trim();
+        return;
+      case "heading": {
+        headingCapture = undefined;
+        const text = capture.inline.out.replace(WS, " ").replace(/[\s¶#§]+$/u, "").trim();
+        if (text === "") return;
+        if (!titleFromHeading) titleFromHeading = text;
+        // Headings start at column 0, whatever container they were found in.
+        const saved = containers.splice(0);
+        writeBlock(["#".repeat(capture.level) + " " + text], false);
+        containers.push(...saved);
+        const offset = length - ("#".repeat(capture.level).length + 1 + text.length);
+        for (const id of capture.ids) if (!anchors.has(id)) anchors.set(id, offset);
+        return;
+      }
+      case "link": {
+        const out = sink();
+        if (inner === "") return;
+        if (capture.images > 0 && !capture.words) {
+          out.mark(inner);
+        } else {
+          const url = UNSAFE_URL.test(capture.href)
+            ? capture.href.replace(/[()\s<>]/g, encodeURIComponent)
+            : capture.href;
+          const label = inner.includes("[") || inner.includes("]")
+            ? inner.replace(/([[\]])/g, "\\$1")
+            : inner;
+          out.mark(`[${label}](${url})`);
+        }
+        if (capture.inline.space) out.text(" ");
+        return;
+      }
+      case "emph": {
+        const out = sink();
+        if (inner === "") return;
+        if (capture.inline.out.startsWith(" ") || capture.inline.out === "") out.text(" ");
+        out.mark(`${capture.marker}${inner}${capture.marker}`);
+        if (capture.inline.space) out.text(" ");
+        return;
+      }
+      case "code": {
+        const out = sink();
+        const code = capture.inline.out.replace(/\n/g, " ").trim();
+        if (code === "") return;
+        let ticks = "`";
+        while (code.includes(ticks)) ticks += "`";
+        const pad = code.startsWith("`") || code.endsWith("`") ? " " : "";
+        out.mark(`${ticks}${pad}${code}${pad}${ticks}`);
+        if (capture.inline.space) out.text(" ");
+        return;
+      }
+      case "cell": {
+        const table = tables[tables.length - 1];
+        if (!table?.current) return;
+        table.current.push(
+          inner.replace(/\n+/g, "<br>").replace(/\\/g, "\\\\").replace(/\|/g, "\\|"),
+        );
+        return;
+      }
+    }
+    void frame;
+  }
+
+  function writeTable(table: TableState) {
+    const rows = table.rows.filter((r) => r.length > 0);
+    if (rows.length === 0) return;
+    const width = Math.max(...rows.map((r) => r.length));
+    if (width === 1 || (rows.length === 1 && !table.hasHead)) {
+      // A layout table or a single row: plain paragraphs read better.
+      for (const r of rows) {
+        for (const cell of r) if (cell.trim()) writeBlock(cell.split("<br>"), true);
+      }
+      return;
+    }
+    const line = (r: string[]) =>
+      "| " + Array.from({ length: width }, (_, i) => r[i] ?? "").join(" | ") + " |";
+    const lines = [line(rows[0]), "| " + Array(width).fill("---").join(" | ") + " |"];
+    for (let i = 1; i < rows.length; i++) lines.push(line(rows[i]));
+    writeBlock(lines, false);
+  }
+
+  walkHtml(html, handler, new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]));
+  flushParagraph();
+  // Anything still open at the end (unclosed captures) is written as text.
+  while (captures.length > 0) {
+    const c = captures.pop()!;
+    sink().text(c.inline.out);
+  }
+  flushParagraph();
+
+  return {
+    markdown: parts.join(""),
+    title: title || ogTitle || titleFromHeading,
+    canonicalUrl,
+    description,
+    lang,
+    anchors,
+    shell,
+    textChars,
+    droppedChars,
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * From a response to a Document, by content type.
+ *
+ * | served as                                   | becomes                               |
+ * |---------------------------------------------|---------------------------------------|
+ * | text/html, application/xhtml+xml            | Markdown by `html.ts`, furniture gone |
+ * | text/markdown (or a .md URL served as text) | itself                                |
+ * | text/plain                                  | itself, lines that look like headings escaped |
+ * | application/json, +json                     | pretty-printed in a json code block   |
+ * | application/xml, text/xml, +xml (RSS, Atom) | an xml code block                     |
+ * | application/pdf                             | text per page, one section per page   |
+ *
+ * Anything else is refused with an error naming these types. A response
+ * without a type is sniffed.
+ *
+ * @module
+ */
+import { Document, type DocumentKind } from "./document.ts";
+import { defaultFurniture } from "./extract.ts";
+import { htmlToMarkdown } from "./html.ts";
+
+/** Thrown for content that cannot become a Document. */
+export class ContentError extends Error {
+  /** Creates the error; the message is shown to the caller. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ContentError";
+  }
+}
+
+/** The types accepted, for messages. */
+export const SUPPORTED_TYPES =
+  "HTML, XHTML, Markdown, plain text, JSON, XML (including RSS and Atom) and PDF";
+
+/** A fetched or read resource. */
+export interface Resource {
+  /** Where it came from. */
+  url: string;
+  /** Media type without parameters ("" if unknown). */
+  contentType: string;
+  /** Raw bytes. */
+  bytes: Uint8Array;
+  /** The bytes as text, decoded with the right charset. */
+  text(): string;
+  /** Served through a proxy. */
+  degraded?: boolean;
+}
+
+// Control characters that do not occur in text.
+// deno-lint-ignore no-control-regex
+const BINARY = /[\u0000-\u0008\u000e-\u001a]/;
+
+/** Which kind of document a media type (and URL, and first bytes) gives. */
+export function kindOf(
+  contentType: string,
+  url: string,
+  bytes: Uint8Array,
+): DocumentKind | undefined {
+  const t = contentType.toLowerCase();
+  const path = (() => {
+    try {
+      return new URL(url).pathname.toLowerCase();
+    } catch {
+      return url.toLowerCase();
+    }
+  })();
+  if (t === "text/html" || t === "application/xhtml+xml") return "html";
+  if (t === "text/markdown" || t === "text/x-markdown") return "markdown";
+  if (t === "application/json" || t === "text/json" || t.endsWith("+json")) return "json";
+  if (t === "application/xml" || t === "text/xml" || t.endsWith("+xml")) return "xml";
+  if (t === "application/pdf") return "pdf";
+  if (t === "text/plain") return /\.(md|markdown|mdown|mkd)$/.test(path) ? "markdown" : "text";
+  if (t === "" || t === "application/octet-stream" || t === "binary/octet-stream") {
+    const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart();
+    if (head.startsWith("%PDF-")) return "pdf";
+    if (/^<(!doctype html|html|head|body|meta|title)/i.test(head)) return "html";
+    if (/^<\?xml/i.test(head)) return "xml";
+    if (/^[{[]/.test(head)) return "json";
+    if (/\.(md|markdown)$/.test(path)) return "markdown";
+    if (/\.(html?|xhtml)$/.test(path)) return "html";
+    if (/\.pdf$/.test(path)) return "pdf";
+    if (t === "" && !BINARY.test(head)) return "text";
+  }
+  return undefined;
+}
+
+function fileTitle(url: string): string {
+  try {
+    const u = new URL(url);
+    const last = decodeURIComponent(u.pathname.split("/").filter(Boolean).pop() ?? "");
+    return last || u.hostname;
+  } catch {
+    return url;
+  }
+}
+
+function fenced(lang: string, body: string): string {
+  let fence = "```";
+  while (body.includes(fence)) fence += "`";
+  return `${fence}${lang}\n${body}\n${fence}`;
+}
+
+/** Lines of plain text that Markdown would read as structure are escaped. */
+function escapePlain(text: string): string {
+  return text.replace(/^(#{1,6}[ \t]|```|~~~)/gm, "\\$1");
+}
+
+async function pdfDocument(resource: Resource): Promise<Document> {
+  const { getDocumentProxy, extractText, getMeta } = await import("unpdf");
+  let pdf;
+  try {
+    pdf = await getDocumentProxy(new Uint8Array(resource.bytes));
+  } catch (error) {
+    throw new ContentError(
+      `the PDF at ${resource.url} could not be read (${(error as Error).message})`,
+    );
+  }
+  const { totalPages, text } = await extractText(pdf, { mergePages: false });
+  let title = "";
+  try {
+    const meta = await getMeta(pdf);
+    const info = meta.info as Record<string, unknown> | undefined;
+    if (typeof info?.Title === "string") title = info.Title.trim();
+  } catch { /* no metadata */ }
+  const pages = (text as string[]).map((page, i) =>
+    `## Page ${i + 1}\n\n${
+      escapePlain(page.replace(/[ \t]+\n/g, "\n").trim()) || "(no text on this page)"
+    }`
+  );
+  return new Document({
+    url: resource.url,
+    kind: "pdf",
+    title: title || fileTitle(resource.url),
+    markdown: pages.join("\n\n"),
+    contentType: "application/pdf",
+    pages: totalPages,
+    degraded: resource.degraded,
+  });
+}
+
+/** Converts a resource to a Document, or throws a {@link ContentError}. */
+export async function toDocument(resource: Resource): Promise<Document> {
+  const kind = kindOf(resource.contentType, resource.url, resource.bytes);
+  if (kind === undefined) {
+    throw new ContentError(
+      `${resource.url} is ${
+        resource.contentType || "of an unknown type"
+      }, which cannot be read as text; supported: ${SUPPORTED_TYPES}`,
+    );
+  }
+  const base = {
+    url: resource.url,
+    contentType: resource.contentType,
+    degraded: resource.degraded,
+  };
+  switch (kind) {
+    case "pdf":
+      return await pdfDocument(resource);
+    case "html":
+      return htmlDocument(resource.text(), resource.url, resource.contentType, resource.degraded);
+    case "markdown":
+      return new Document({
+        ...base,
+        kind,
+        title: /^#\s+(.+)$/m.exec(resource.text())?.[1]?.trim() ?? fileTitle(resource.url),
+        markdown: resource.text().replace(/\r\n?/g, "\n"),
+      });
+    case "text":
+      return new Document({
+        ...base,
+        kind,
+        title: fileTitle(resource.url),
+        markdown: escapePlain(resource.text().replace(/\r\n?/g, "\n")),
+      });
+    case "json": {
+      const raw = resource.text();
+      let body = raw;
+      try {
+        body = JSON.stringify(JSON.parse(raw), null, 2);
+      } catch { /* not valid JSON: show it as served */ }
+      return new Document({
+        ...base,
+        kind,
+        title: fileTitle(resource.url),
+        markdown: fenced("json", body),
+      });
+    }
+    case "xml":
+      return new Document({
+        ...base,
+        kind,
+        title: /<title[^>]*>([^<]{1,300})<\/title>/i.exec(resource.text())?.[1]?.trim() ??
+          fileTitle(resource.url),
+        markdown: fenced("xml", resource.text().trim()),
+      });
+  }
+}
+
+/** An HTML page to a Document (furniture dropped; kept if dropping it leaves nothing). */
+export function htmlDocument(
+  html: string,
+  url: string,
+  contentType = "text/html",
+  degraded = false,
+): Document {
+  let converted = htmlToMarkdown(html, { baseUrl: url, furniture: defaultFurniture });
+  if (converted.markdown.trim() === "" && converted.droppedChars > 0) {
+    converted = htmlToMarkdown(html, { baseUrl: url });
+  }
+  const total = converted.textChars;
+  const visible = converted.markdown.length < 2000
+    ? converted.markdown.replace(/\s+/g, "").length
+    : Infinity;
+  const jsShell = visible < 200 &&
+    (converted.shell.noscriptMentionsJs || converted.shell.appRoots.length > 0 ||
+      converted.shell.scripts >= 3);
+  return new Document({
+    url,
+    kind: "html",
+    title: converted.title,
+    markdown: converted.markdown,
+    anchors: converted.anchors,
+    canonicalUrl: converted.canonicalUrl,
+    contentType,
+    description: converted.description,
+    lang: converted.lang,
+    jsShell,
+    droppedShare: total > 0 ? converted.droppedChars / (total + converted.droppedChars) : 0,
+    degraded,
+  });
+}

@@ -1,0 +1,373 @@
+/**
+ * BM25 search over a document's slices.
+ *
+ * Two fields: the slice text, and its heading ancestry weighted twice as
+ * much (a slice under "Tree construction" matches `tree construction` more
+ * strongly than one that mentions it in passing). Phrases, slop and
+ * unspaced-script terms are checked against the slice text itself, so the
+ * index only keeps term frequencies. Results are the top 50 by score.
+ *
+ * @module
+ */
+import { parseQuery, type QueryNode } from "./query.ts";
+import { grams, hashTerm, scanRanges, words } from "./words.ts";
+
+const K1 = 1.2;
+const B = 0.75;
+/** Weight of the heading field against the body. */
+export const HEADING_BOOST = 2;
+/** Most hits returned. */
+export const MAX_HITS = 50;
+
+interface Posting {
+  docs: number[];
+  tfs: number[];
+}
+
+interface Field {
+  table: TermTable;
+  postings: Posting[];
+  lengths: Uint32Array;
+  average: number;
+  boost: number;
+}
+
+/**
+ * Term dictionary: open addressing over hashes, so a term already seen is
+ * found by comparing characters in place, without making a string.
+ */
+class TermTable {
+  terms: string[] = [];
+  #hashes: number[] = [];
+  #slots = new Int32Array(1 << 12).fill(-1);
+  #mask = (1 << 12) - 1;
+
+  #grow(): void {
+    const size = this.#slots.length * 2;
+    this.#slots = new Int32Array(size).fill(-1);
+    this.#mask = size - 1;
+    for (let id = 0; id < this.terms.length; id++) {
+      let slot = this.#hashes[id] & this.#mask;
+      while (this.#slots[slot] !== -1) slot = (slot + 1) & this.#mask;
+      this.#slots[slot] = id;
+    }
+  }
+
+  #insert(term: string, hash: number, slot: number): number {
+    const id = this.terms.length;
+    this.terms.push(term);
+    this.#hashes.push(hash);
+    this.#slots[slot] = id;
+    if (this.terms.length * 2 > this.#slots.length) this.#grow();
+    return id;
+  }
+
+  /** Id of the lowercased ASCII word text[start:end] with `hash`, added if new. */
+  rangeId(text: string, start: number, end: number, hash: number): number {
+    const len = end - start;
+    let slot = hash & this.#mask;
+    while (true) {
+      const id = this.#slots[slot];
+      if (id === -1) return this.#insert(text.slice(start, end).toLowerCase(), hash, slot);
+      if (this.#hashes[id] === hash) {
+        const term = this.terms[id];
+        if (term.length === len) {
+          let k = 0;
+          for (; k < len; k++) {
+            let c = text.charCodeAt(start + k);
+            if (c >= 65 && c <= 90) c += 32;
+            if (c !== term.charCodeAt(k)) break;
+          }
+          if (k === len) return id;
+        }
+      }
+      slot = (slot + 1) & this.#mask;
+    }
+  }
+
+  /** Id of `term`, added if `add` and new; -1 when absent. */
+  id(term: string, add: boolean): number {
+    const hash = hashTerm(term);
+    let slot = hash & this.#mask;
+    while (true) {
+      const id = this.#slots[slot];
+      if (id === -1) return add ? this.#insert(term, hash, slot) : -1;
+      if (this.#hashes[id] === hash && this.terms[id] === term) return id;
+      slot = (slot + 1) & this.#mask;
+    }
+  }
+}
+
+/**
+ * Builds one field. Terms are interned to numbers and counted in a reused
+ * array, so indexing costs one table probe per token and no per-slice maps.
+ */
+function buildField(texts: readonly string[], boost: number): Field {
+  const table = new TermTable();
+  const postings: Posting[] = [];
+  let counts = new Uint32Array(1024);
+  const touched: number[] = [];
+  const lengths = new Uint32Array(texts.length);
+  let total = 0;
+  let length = 0;
+  // Identical texts (a shared heading path) are counted once.
+  const cache = new Map<string, { pairs: number[]; length: number }>();
+  const count = (id: number) => {
+    if (id === postings.length) {
+      postings.push({ docs: [], tfs: [] });
+      if (id >= counts.length) {
+        const grown = new Uint32Array(counts.length * 2);
+        grown.set(counts);
+        counts = grown;
+      }
+    }
+    if (counts[id]++ === 0) touched.push(id);
+    length++;
+  };
+  for (let doc = 0; doc < texts.length; doc++) {
+    const text = texts[doc];
+    const cached = cache.get(text);
+    if (cached) {
+      for (let k = 0; k < cached.pairs.length; k += 2) {
+        const p = postings[cached.pairs[k]];
+        p.docs.push(doc);
+        p.tfs.push(cached.pairs[k + 1]);
+      }
+      lengths[doc] = cached.length;
+      total += cached.length;
+      continue;
+    }
+    length = 0;
+    scanRanges(
+      text,
+      (start, end, hash) => count(table.rangeId(text, start, end, hash)),
+      (word) => count(table.id(word, true)),
+      (run) => {
+        for (const g of grams(run)) count(table.id(g, true));
+      },
+    );
+    const pairs: number[] = [];
+    for (const id of touched) {
+      const tf = counts[id];
+      counts[id] = 0;
+      postings[id].docs.push(doc);
+      postings[id].tfs.push(tf);
+      pairs.push(id, tf);
+    }
+    touched.length = 0;
+    if (text.length < 400) cache.set(text, { pairs, length });
+    lengths[doc] = length;
+    total += length;
+  }
+  return { table, postings, lengths, average: texts.length ? total / texts.length : 0, boost };
+}
+
+/** One hit. */
+export interface Hit {
+  /** Slice index. */
+  index: number;
+  /** BM25 score. */
+  score: number;
+}
+
+/** A search outcome. */
+export interface SearchOutcome {
+  /** Hits, best first. */
+  hits: Hit[];
+  /** Parts of the query that were dropped, and why. */
+  warnings: string[];
+  /** True when the query had nothing left to search for. */
+  empty: boolean;
+}
+
+/** Edit distance of a and b, or Infinity when it exceeds `max`. */
+export function boundedDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return Infinity;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      cur.push(v);
+      if (v < best) best = v;
+    }
+    if (best > max) return Infinity;
+    prev = cur;
+  }
+  return prev[b.length] <= max ? prev[b.length] : Infinity;
+}
+
+type Scores = Map<number, number>;
+
+/** A searchable index of slices. */
+export class SearchIndex {
+  readonly #fields: Field[];
+  readonly #count: number;
+  readonly #text: (index: number) => string;
+
+  /**
+   * Indexes `bodies` (slice texts) and `headings` (their ancestry).
+   * `text` returns a slice's text for phrase checks.
+   */
+  constructor(
+    bodies: readonly string[],
+    headings: readonly string[],
+    text?: (index: number) => string,
+  ) {
+    this.#count = bodies.length;
+    this.#fields = [buildField(bodies, 1), buildField(headings, HEADING_BOOST)];
+    this.#text = text ?? ((i) => bodies[i]);
+  }
+
+  /** Number of slices indexed. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Distinct terms of the body field. */
+  get vocabulary(): number {
+    return this.#fields[0].postings.length;
+  }
+
+  #termScores(term: string, scores: Scores = new Map()): Scores {
+    for (const field of this.#fields) {
+      const id = field.table.id(term, false);
+      if (id < 0) continue;
+      const p = field.postings[id];
+      const df = p.docs.length;
+      const idf = Math.log(1 + (this.#count - df + 0.5) / (df + 0.5));
+      for (let k = 0; k < df; k++) {
+        const doc = p.docs[k];
+        const tf = p.tfs[k];
+        const norm = field.average > 0 ? field.lengths[doc] / field.average : 1;
+        const s = field.boost * idf * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * norm));
+        scores.set(doc, (scores.get(doc) ?? 0) + s);
+      }
+    }
+    return scores;
+  }
+
+  #fuzzyScores(term: string, distance: number): Scores {
+    const out: Scores = new Map();
+    const seen = new Set<string>();
+    for (const field of this.#fields) {
+      for (const candidate of field.table.terms) {
+        if (seen.has(candidate) || seen.size >= 64) continue;
+        if (boundedDistance(term, candidate, distance) <= distance) seen.add(candidate);
+      }
+    }
+    for (const candidate of seen) {
+      for (const [doc, s] of this.#termScores(candidate)) {
+        out.set(doc, Math.max(out.get(doc) ?? 0, s));
+      }
+    }
+    return out;
+  }
+
+  #phraseScores(terms: string[], slop: number): Scores {
+    const perTerm = terms.map((t) => this.#termScores(t));
+    let candidates = [...perTerm[0].keys()];
+    for (const s of perTerm.slice(1)) candidates = candidates.filter((d) => s.has(d));
+    const out: Scores = new Map();
+    for (const doc of candidates) {
+      if (!containsPhrase(words(this.#text(doc)), terms, slop)) continue;
+      out.set(doc, perTerm.reduce((sum, s) => sum + (s.get(doc) ?? 0), 0));
+    }
+    return out;
+  }
+
+  #substringScores(text: string, grams: string[]): Scores {
+    const perGram = grams.map((g) => this.#termScores(g));
+    let candidates = [...perGram[0].keys()];
+    for (const s of perGram.slice(1)) candidates = candidates.filter((d) => s.has(d));
+    const out: Scores = new Map();
+    for (const doc of candidates) {
+      if (!this.#text(doc).toLowerCase().includes(text)) continue;
+      out.set(doc, perGram.reduce((sum, s) => sum + (s.get(doc) ?? 0), 0));
+    }
+    return out;
+  }
+
+  #evaluate(node: QueryNode): Scores {
+    switch (node.type) {
+      case "term":
+        return node.fuzzy > 0
+          ? this.#fuzzyScores(node.term, node.fuzzy)
+          : this.#termScores(node.term);
+      case "phrase":
+        return this.#phraseScores(node.terms, node.slop);
+      case "substring":
+        return this.#substringScores(node.text, node.grams);
+      case "bool": {
+        let result: Scores;
+        if (node.must.length > 0) {
+          const musts = node.must.map((m) => this.#evaluate(m));
+          result = new Map();
+          for (const [doc, s] of musts[0]) {
+            let total = s;
+            let ok = true;
+            for (let k = 1; k < musts.length && ok; k++) {
+              const v = musts[k].get(doc);
+              if (v === undefined) ok = false;
+              else total += v;
+            }
+            if (ok) result.set(doc, total);
+          }
+          for (const should of node.should) {
+            for (const [doc, s] of this.#evaluate(should)) {
+              const cur = result.get(doc);
+              if (cur !== undefined) result.set(doc, cur + s);
+            }
+          }
+        } else {
+          result = new Map();
+          for (const should of node.should) {
+            for (const [doc, s] of this.#evaluate(should)) {
+              result.set(doc, (result.get(doc) ?? 0) + s);
+            }
+          }
+        }
+        for (const not of node.not) {
+          for (const doc of this.#evaluate(not).keys()) result.delete(doc);
+        }
+        return result;
+      }
+    }
+  }
+
+  /** Runs a query in the search language. */
+  search(query: string, limit: number = MAX_HITS): SearchOutcome {
+    const parsed = parseQuery(query);
+    const root = parsed.root;
+    const empty = root.must.length === 0 && root.should.length === 0;
+    const scores = empty ? new Map() : this.#evaluate(root);
+    const hits = [...scores].map(([index, score]) => ({ index, score }))
+      .sort((a, b) => b.score - a.score || a.index - b.index)
+      .slice(0, limit);
+    return { hits, warnings: parsed.warnings, empty };
+  }
+}
+
+/** Whether `terms` occur in `text` in order with at most `slop` words between neighbours. */
+export function containsPhrase(text: string[], terms: string[], slop: number): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== terms[0]) continue;
+    let pos = i;
+    let ok = true;
+    for (let k = 1; k < terms.length && ok; k++) {
+      let found = -1;
+      for (let j = pos + 1; j <= pos + 1 + slop && j < text.length; j++) {
+        if (text[j] === terms[k]) {
+          found = j;
+          break;
+        }
+      }
+      if (found < 0) ok = false;
+      else pos = found;
+    }
+    if (ok) return true;
+  }
+  return false;
+}

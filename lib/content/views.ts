@@ -1,0 +1,272 @@
+/**
+ * Views: pure functions of a Document and a request. Each tool (and the
+ * CLI) turns their results into an envelope; nothing here fetches or
+ * formats frontmatter.
+ *
+ * @module
+ */
+import type { Document } from "./document.ts";
+import { slugify, stripNumber } from "./sections.ts";
+import { blocks, sliceLabel } from "./slices.ts";
+import { estimateTokens, tokenWeight, truncateToTokens } from "./tokens.ts";
+
+/** Sections per outline window. */
+export const OUTLINE_WINDOW = 100;
+
+/** One window of the outline. */
+export interface OutlineView {
+  /** Sections in the document. */
+  total: number;
+  /** The window shown (0-based). */
+  window: number;
+  /** Number of windows. */
+  windows: number;
+  /** The window asked for, when it had to be clamped. */
+  clampedFrom?: number;
+  /** Index of the first section shown. */
+  first: number;
+  /** Outline lines (page-derived: they go in the fence). */
+  lines: string[];
+}
+
+/** The label of a section in outlines: its title and address. */
+export function sectionLine(doc: Document, index: number, minLevel: number): string {
+  const s = doc.sections[index];
+  const address = s.id ?? s.slug;
+  return `${"  ".repeat(Math.max(0, s.level - minLevel))}- ${s.title} (#${address})${
+    s.headerOnly ? " [header only]" : ""
+  }`;
+}
+
+/**
+ * A window of the outline. Negative windows count from the end (-1 is the
+ * last); out-of-range windows are clamped and reported.
+ */
+export function outlineView(doc: Document, requested = 0, size = OUTLINE_WINDOW): OutlineView {
+  const total = doc.sections.length;
+  const windows = Math.max(1, Math.ceil(total / size));
+  let window = requested < 0 ? windows + requested : requested;
+  let clampedFrom: number | undefined;
+  if (window < 0 || window >= windows) {
+    clampedFrom = requested;
+    window = window < 0 ? 0 : windows - 1;
+  }
+  const first = window * size;
+  const shown = doc.sections.slice(first, first + size);
+  const minLevel = doc.sections.reduce((m, s) => Math.min(m, s.level), 6);
+  const lines = shown.map((s) => sectionLine(doc, s.index, minLevel));
+  if (first > 0) lines.unshift(`(… ${first} earlier sections)`);
+  const after = total - (first + shown.length);
+  if (after > 0) lines.push(`(… ${after} more sections)`);
+  return { total, window, windows, clampedFrom, first, lines };
+}
+
+/** How a requested section was found. */
+export type MatchKind = "name" | "number-stripped name" | "slug" | "anchor" | "fuzzy";
+
+/** The outcome of looking up one requested section. */
+export interface SectionLookup {
+  /** What was asked for. */
+  request: string;
+  /** The section found. */
+  index?: number;
+  /** How. */
+  via?: MatchKind;
+  /** Closest sections when none matched. */
+  suggestions: number[];
+}
+
+const WS = /[\s\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]+/g;
+const normalise = (s: string) => s.replace(WS, " ").trim();
+
+function similarity(a: string, b: string): number {
+  // Token overlap (Dice) on slug parts, with a bonus for prefix matches.
+  const x = new Set(a.split("-").filter(Boolean));
+  const y = new Set(b.split("-").filter(Boolean));
+  if (x.size === 0 || y.size === 0) return 0;
+  let common = 0;
+  for (const t of x) if (y.has(t)) common++;
+  let score = (2 * common) / (x.size + y.size);
+  if (b.startsWith(a) || a.startsWith(b)) score += 0.3;
+  else if (b.includes(a)) score += 0.15;
+  return score;
+}
+
+/**
+ * Finds requested sections by, in order: exact heading text, text without
+ * its section number, slug or heading id, the id of any element inside a
+ * section (URL fragments), and a fuzzy slug match.
+ */
+export function findSections(doc: Document, requests: readonly string[]): SectionLookup[] {
+  return requests.map((raw) => {
+    const request = normalise(raw.replace(/^#/, ""));
+    const result: SectionLookup = { request: raw, suggestions: [] };
+    if (request === "") return result;
+    const lower = request.toLowerCase();
+    const byName = doc.sections.find((s) => s.title === request) ??
+      doc.sections.find((s) => s.title.toLowerCase() === lower);
+    if (byName) return { ...result, index: byName.index, via: "name" };
+    const stripped = stripNumber(request).toLowerCase();
+    const byNumber = doc.sections.find((s) => stripNumber(s.title).toLowerCase() === stripped);
+    if (byNumber) return { ...result, index: byNumber.index, via: "number-stripped name" };
+    let decoded = request;
+    try {
+      decoded = decodeURIComponent(request);
+    } catch { /* keep as is */ }
+    const bySlug = doc.sectionBySlug(decoded) ?? doc.sectionBySlug(decoded.toLowerCase());
+    if (bySlug !== undefined) return { ...result, index: bySlug, via: "slug" };
+    const byAnchor = doc.sectionOfAnchor(decoded);
+    if (byAnchor !== undefined) return { ...result, index: byAnchor, via: "anchor" };
+    const wanted = slugify(decoded);
+    const wantedStripped = slugify(stripNumber(decoded));
+    if (wanted) {
+      const fuzzy = doc.sections.find((s) =>
+        s.slug === wanted || slugify(stripNumber(s.title)) === wantedStripped
+      );
+      if (fuzzy) return { ...result, index: fuzzy.index, via: "fuzzy" };
+    }
+    // A title with a signature or note after it: "Array.prototype.flat ( [ depth ] )".
+    const bare = (t: string) => stripNumber(t).replace(/\s*[([].*$/, "").trim().toLowerCase();
+    const wantedBare = bare(decoded);
+    if (wantedBare) {
+      const signature = doc.sections.filter((s) => bare(s.title) === wantedBare);
+      if (signature.length >= 1) return { ...result, index: signature[0].index, via: "fuzzy" };
+      const prefix = doc.sections.filter((s) => {
+        const t = stripNumber(s.title).toLowerCase();
+        return t.startsWith(wantedBare) && /^[\s(:,.-]/.test(t.slice(wantedBare.length));
+      });
+      if (prefix.length === 1) return { ...result, index: prefix[0].index, via: "fuzzy" };
+    }
+    // No match: the closest headings, for recovery.
+    const scored = doc.sections.map((s) => ({
+      index: s.index,
+      score: Math.max(
+        similarity(wantedStripped || wanted, slugify(stripNumber(s.title))),
+        similarity(wanted, s.slug),
+      ),
+    })).filter((x) => x.score > 0.2).sort((a, b) => b.score - a.score || a.index - b.index);
+    result.suggestions = scored.slice(0, 5).map((x) => x.index);
+    return result;
+  });
+}
+
+/** Text of the chosen sections, and what the tool should say about them. */
+export interface SectionsView {
+  /** The sections' Markdown, joined by blank lines. */
+  text: string;
+  /** Sections returned, in order. */
+  returned: number[];
+  /** Requested sections that were already inside a broader one returned. */
+  absorbed: { index: number; within: number }[];
+  /** Returned sections that have children not included (without auto_expand). */
+  withChildren: number[];
+  /** Returned sections with no text of their own. */
+  dividers: number[];
+}
+
+/** Builds the text of the found sections (subtrees with `autoExpand`). */
+export function sectionsView(
+  doc: Document,
+  indices: readonly number[],
+  autoExpand: boolean,
+): SectionsView {
+  const unique = [...new Set(indices)].sort((a, b) => a - b);
+  const view: SectionsView = {
+    text: "",
+    returned: [],
+    absorbed: [],
+    withChildren: [],
+    dividers: [],
+  };
+  const parts: string[] = [];
+  for (const i of unique) {
+    const s = doc.sections[i];
+    if (autoExpand) {
+      const within = view.returned.find((r) =>
+        s.start >= doc.sections[r].start && s.start < doc.sections[r].subtreeEnd
+      );
+      if (within !== undefined) {
+        view.absorbed.push({ index: i, within });
+        continue;
+      }
+    }
+    view.returned.push(i);
+    parts.push(doc.sectionText(i, autoExpand));
+    if (!autoExpand && s.children.length > 0) view.withChildren.push(i);
+    if (s.headerOnly && !(autoExpand && s.children.length > 0)) view.dividers.push(i);
+  }
+  view.text = parts.join("\n\n");
+  return view;
+}
+
+/** A text cut to a token budget at a Markdown boundary. */
+export interface Cut {
+  /** The kept text. */
+  text: string;
+  /** Whether anything was cut. */
+  truncated: boolean;
+  /** Estimated tokens of the whole text. */
+  totalTokens: number;
+  /** Estimated tokens kept. */
+  keptTokens: number;
+}
+
+/**
+ * Keeps whole blocks (paragraphs, lists, code blocks, tables) while they fit
+ * `maxTokens`; a first block larger than the budget is cut inside.
+ */
+export function cutToBudget(markdown: string, maxTokens: number): Cut {
+  const totalTokens = estimateTokens(markdown);
+  if (totalTokens <= maxTokens) {
+    return { text: markdown, truncated: false, totalTokens, keptTokens: totalTokens };
+  }
+  let used = 0;
+  let end = 0;
+  for (const b of blocks(markdown)) {
+    const cost = tokenWeight(markdown.slice(end, b.end));
+    if (used + cost > maxTokens) break;
+    used += cost;
+    end = b.end;
+  }
+  let text = markdown.slice(0, end).trimEnd();
+  if (text === "") text = truncateToTokens(markdown, maxTokens);
+  return { text, truncated: true, totalTokens, keptTokens: estimateTokens(text) };
+}
+
+/** One slice in a view. */
+export interface SliceEntry {
+  /** Slice index. */
+  index: number;
+  /** Its label (page-derived). */
+  label: string;
+  /** Its text. */
+  text: string;
+}
+
+/** Formats slices as `--- slice N (label) ---` blocks within a budget (at least one). */
+export function renderSlices(
+  entries: readonly SliceEntry[],
+  maxTokens: number,
+): { text: string; shown: number[] } {
+  const out: string[] = [];
+  const shown: number[] = [];
+  let used = 0;
+  for (const e of entries) {
+    const block = `--- slice ${e.index} (${e.label}) ---\n${e.text.trim()}`;
+    const cost = estimateTokens(block);
+    if (out.length > 0 && used + cost > maxTokens) break;
+    out.push(out.length === 0 && cost > maxTokens ? truncateToTokens(block, maxTokens) : block);
+    shown.push(e.index);
+    used += cost;
+  }
+  return { text: out.join("\n\n"), shown };
+}
+
+/** Slice entries for indexes. */
+export function sliceEntries(doc: Document, indices: readonly number[]): SliceEntry[] {
+  return indices.map((i) => ({
+    index: i,
+    label: sliceLabel(doc.slices[i]),
+    text: doc.sliceText(i),
+  }));
+}

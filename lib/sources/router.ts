@@ -1,0 +1,66 @@
+/**
+ * URL to Document: first-party sources claim the URLs they know, the rest
+ * take the generic web path. Documents are kept in the page cache, keyed by
+ * the URL without its fragment, so a follow-up call never refetches.
+ *
+ * A source is one module in this folder that exports a {@link Source}; adding
+ * one is adding it to {@link SOURCES}.
+ *
+ * @module
+ */
+import type { Document } from "../content/document.ts";
+import type { PageCache } from "../net/cache.ts";
+import { pageCacheFromEnv } from "../net/default.ts";
+import { fetchWebDocument, type LoadOptions } from "./web.ts";
+
+/** A first-party source. */
+export interface Source {
+  /** Name, for logs. */
+  name: string;
+  /** Whether this source serves `url`. */
+  detect(url: URL): boolean;
+  /** Loads the Document for `url`. */
+  load(url: URL, options: LoadOptions): Promise<Document>;
+}
+
+/** Sources tried before the generic web path, in order. */
+export const SOURCES: Source[] = [];
+
+let cache: PageCache<Document> | undefined;
+
+/** The process's page cache of Documents. */
+export function pageCache(): PageCache<Document> {
+  return (cache ??= pageCacheFromEnv<Document>((doc) => doc.approxBytes()));
+}
+
+/** A Document and whether it came from the cache. */
+export interface Loaded {
+  /** The document. */
+  doc: Document;
+  /** True when served from the page cache. */
+  cached: boolean;
+}
+
+/** Removes the fragment of a URL. */
+export function withoutFragment(url: string): string {
+  const hash = url.indexOf("#");
+  return hash === -1 ? url : url.slice(0, hash);
+}
+
+/** Loads `url` (without its fragment) from the cache, a source, or the web. */
+export async function loadDocument(url: string, options: LoadOptions): Promise<Loaded> {
+  const key = withoutFragment(url);
+  const hit = pageCache().get(key);
+  if (hit) return { doc: hit, cached: true };
+  const parsed = new URL(key);
+  const source = SOURCES.find((s) => s.detect(parsed));
+  const doc = source ? await source.load(parsed, options) : await fetchWebDocument(key, options);
+  pageCache().set(key, doc);
+  return { doc, cached: false };
+}
+
+/** Re-stores a document whose size grew (slices or index built), so the cache counts it. */
+export function recount(url: string, doc: Document): void {
+  const key = withoutFragment(url);
+  if (pageCache().has(key)) pageCache().set(key, doc);
+}

@@ -1,0 +1,40 @@
+/**
+ * The generic web path: any URL no first-party source claims is fetched
+ * through the guarded network layer and converted by content type.
+ *
+ * @module
+ */
+import type { Document } from "../content/document.ts";
+import { toDocument } from "../content/pipeline.ts";
+import { defaultNet } from "../net/default.ts";
+import { expectOk } from "../net/fetch.ts";
+
+/** What the web path asks servers for, in order of preference. */
+export const ACCEPT =
+  "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/json;q=0.8,application/xml;q=0.7,application/pdf;q=0.7,*/*;q=0.5";
+
+/** Options of a load. */
+export interface LoadOptions {
+  /** Cap on the body. */
+  maxBytes: number;
+  /** Cancels the load. */
+  signal?: AbortSignal;
+}
+
+/** Fetches `url` and converts it. */
+export async function fetchWebDocument(url: string, options: LoadOptions): Promise<Document> {
+  const result = expectOk(
+    await defaultNet().fetch(url, {
+      maxBytes: options.maxBytes,
+      signal: options.signal,
+      headers: { accept: ACCEPT },
+    }),
+  );
+  return await toDocument({
+    url: result.url,
+    contentType: result.contentType,
+    bytes: result.bytes,
+    text: () => result.text(),
+    degraded: result.degraded,
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Shared pieces of the page tools: loading a Document for a request,
+ * the frontmatter every page response starts with, and the answers for
+ * pages with nothing to show.
+ *
+ * @module
+ */
+import type { Document } from "../content/document.ts";
+import { Frontmatter } from "../envelope/frontmatter.ts";
+import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { registerTip } from "../envelope/tips.ts";
+import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { checkUrl } from "../net/fetch.ts";
+import { loadDocument, type Loaded, withoutFragment } from "../sources/router.ts";
+import type { LoadOptions } from "../sources/web.ts";
+import type { ToolContext } from "./registry.ts";
+
+registerTip(
+  "webfetchsections_scout",
+  "{tool:web_fetch_sections} returns a page's heading layout; use it to scout a long page before fetching content",
+);
+
+/** Loads a page: the Document for a URL, given the request's cap. */
+export type Loader = (url: string, options: LoadOptions) => Promise<Loaded>;
+
+/** The loader of the MCP tools: cache, first-party sources, then the web. */
+export const webLoader: Loader = loadDocument;
+
+/** Document kinds as frontmatter shows them. */
+export const CONTENT_KINDS = ["html", "markdown", "text", "json", "xml", "pdf"] as const;
+
+/** A request URL split into the page and its fragment. */
+export interface PageUrl {
+  /** The URL as given (fragment included). */
+  href: string;
+  /** Without fragment. */
+  page: string;
+  /** The fragment, decoded, or undefined. */
+  fragment?: string;
+}
+
+/** Checks and splits a request URL; local file URLs are allowed only where `files` is true. */
+export function pageUrl(input: string, files = false): PageUrl {
+  const trimmed = input.trim();
+  if (!(files && trimmed.startsWith("file://"))) checkUrl(trimmed);
+  const hash = trimmed.indexOf("#");
+  let fragment: string | undefined;
+  if (hash >= 0 && hash < trimmed.length - 1) {
+    fragment = trimmed.slice(hash + 1);
+    try {
+      fragment = decodeURIComponent(fragment);
+    } catch { /* keep as is */ }
+  }
+  return { href: trimmed, page: withoutFragment(trimmed), fragment };
+}
+
+/** Frontmatter every page view starts with. */
+export function pageFrontmatter(url: PageUrl, doc: Document, cached: boolean): Frontmatter {
+  const fm = new Frontmatter();
+  try {
+    fm.set("source", trusted.url(url.href));
+  } catch {
+    // file:// URLs (CLI) are not http(s): name the document by its path instead.
+    fm.set("source", trusted.echo(url.href, 1000));
+  }
+  if (doc.url !== url.page) {
+    try {
+      fm.set("final_url", trusted.url(doc.url));
+    } catch { /* not http(s) */ }
+  }
+  fm.set("content_type", trusted.oneOf(CONTENT_KINDS, doc.kind));
+  if (doc.kind === "pdf" && doc.pages !== undefined) fm.set("pages", doc.pages);
+  if (cached) fm.set("cached", true);
+  if (doc.degraded) {
+    fm.append(
+      "warning",
+      trusted
+        .text`fetched through a proxy: the proxy resolved the host, so the private-address check could not be enforced`,
+    );
+  }
+  return fm;
+}
+
+/** Loads the document for a request, turning failures into tool errors. */
+export async function loadPage(
+  load: Loader,
+  url: PageUrl,
+  maxBytes: number,
+  ctx: ToolContext,
+): Promise<Loaded> {
+  try {
+    return await load(url.page, { maxBytes, signal: ctx.signal });
+  } catch (error) {
+    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
+    throw error;
+  }
+}
+
+/** The answer for a page that is an empty JavaScript shell. */
+export function shellAnswer(ctx: ToolContext, fm: Frontmatter): ToolResult {
+  fm.append(
+    "hint",
+    trusted
+      .text`this page builds its content with JavaScript and has none of its own; retry with requires_js=true`,
+  );
+  fm.append(
+    "note",
+    trusted
+      .text`the JavaScript renderer is not available yet in this version, so requires_js=true cannot help today; look for a static version of the page or its API`,
+  );
+  return ctx.respond({ frontmatter: fm });
+}
+
+/** Whether a document has no text at all. */
+export function isEmpty(doc: Document): boolean {
+  return doc.markdown.trim() === "";
+}
+
+/** A sibling tool's name in the active profile, for frontmatter hints. */
+export function toolRef(ctx: ToolContext, key: string): Trusted {
+  return trusted.echo(ctx.toolName(key) ?? key, 64);
+}
