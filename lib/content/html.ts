@@ -247,6 +247,8 @@ type Capture =
 
 interface Container {
   kind: "quote" | "item";
+  /** No block written inside it yet (its opening needs no quote marker before it). */
+  fresh?: boolean;
   /** For items: marker still to print on the item's first line. */
   marker?: string;
   indent: string;
@@ -282,6 +284,11 @@ interface Frame {
 }
 
 const WS = /[ \t\n\r\f]+/g;
+
+// Nesting limits: deeper lists and quotes do not indent further, deeper
+// inline markup is kept as plain text, so hostile nesting cannot blow up the output.
+const MAX_CONTAINERS = 16;
+const MAX_CAPTURES = 32;
 
 /** Attributes the converter reads; the tokenizer skips all others. */
 const ATTRIBUTES = [
@@ -399,11 +406,12 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   /** Writes a block's lines with container prefixes, after the owed blank lines. */
   const writeBlock = (lines: string[], escape: boolean) => {
     if (started) {
-      const quotePrefix = containers.some((c) => c.kind === "quote")
-        ? containers.filter((c) => c.kind === "quote").map(() => ">").join(" ")
-        : "";
+      let quotes = 0;
+      for (const c of containers) if (c.kind === "quote" && !c.fresh) quotes++;
+      const quotePrefix = quotes > 0 ? Array(quotes).fill(">").join(" ") : "";
       for (let i = 0; i < pendingNewlines; i++) emit(i === 0 ? "\n" : quotePrefix + "\n");
     }
+    for (const c of containers) c.fresh = undefined;
     started = true;
     pendingNewlines = 0;
     for (let i = 0; i < lines.length; i++) {
@@ -538,6 +546,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
 
       if (preDepth > 0) {
         if (name === "br") pre!.text += "\n";
+        else if (name === "code" && !pre!.lang) pre!.lang = languageOf(attrs);
         return;
       }
 
@@ -584,12 +593,13 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         }
         case "input": {
           if ((attrs.type ?? "").toLowerCase() === "checkbox") {
-            sink().mark("checked" in attrs ? "[x] " : "[ ] ");
+            sink().mark("checked" in attrs ? "[x]" : "[ ]");
+            sink().text(" ");
           }
           return;
         }
         case "a": {
-          if (inHeading()) return;
+          if (inHeading() || captures.length >= MAX_CAPTURES) return;
           const href = attrs.href !== undefined ? resolve(attrs.href) : undefined;
           if (href === undefined) return;
           captures.push({ kind: "link", inline: new Inline(), href, images: 0, words: false });
@@ -603,7 +613,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         case "del":
         case "s":
         case "strike": {
-          if (inHeading()) return;
+          if (inHeading() || captures.length >= MAX_CAPTURES) return;
           const marker = name === "strong" || name === "b"
             ? "**"
             : name === "em" || name === "i"
@@ -617,7 +627,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         case "kbd":
         case "samp":
         case "tt": {
-          if (inHeading()) return;
+          if (inHeading() || captures.length >= MAX_CAPTURES) return;
           captures.push({ kind: "code", inline: new Inline() });
           frame.capture = true;
           return;
@@ -658,7 +668,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         }
         case "li": {
           blockBoundary();
-          if (captures.length > 0) return;
+          if (captures.length > 0 || containers.length >= MAX_CONTAINERS) return;
           const list = lists[lists.length - 1] ?? { ordered: false, next: 1, items: 0 };
           const marker = list.ordered ? `${list.next++}. ` : "- ";
           containers.push({ kind: "item", marker, indent: " ".repeat(marker.length) });
@@ -669,8 +679,8 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         }
         case "blockquote": {
           blockBoundary();
-          if (captures.length > 0) return;
-          containers.push({ kind: "quote", indent: "" });
+          if (captures.length > 0 || containers.length >= MAX_CONTAINERS) return;
+          containers.push({ kind: "quote", indent: "", fresh: true });
           frame.container = true;
           return;
         }

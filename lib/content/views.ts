@@ -79,17 +79,34 @@ export interface SectionLookup {
 const WS = /[\s\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]+/g;
 const normalise = (s: string) => s.replace(WS, " ").trim();
 
-function similarity(a: string, b: string): number {
-  // Token overlap (Dice) on slug parts, with a bonus for prefix matches.
-  const x = new Set(a.split("-").filter(Boolean));
-  const y = new Set(b.split("-").filter(Boolean));
-  if (x.size === 0 || y.size === 0) return 0;
+function dice<T>(x: T[], y: T[]): number {
+  if (x.length === 0 || y.length === 0) return 0;
+  const counts = new Map<T, number>();
+  for (const t of x) counts.set(t, (counts.get(t) ?? 0) + 1);
   let common = 0;
-  for (const t of x) if (y.has(t)) common++;
-  let score = (2 * common) / (x.size + y.size);
-  if (b.startsWith(a) || a.startsWith(b)) score += 0.3;
-  else if (b.includes(a)) score += 0.15;
-  return score;
+  for (const t of y) {
+    const c = counts.get(t) ?? 0;
+    if (c > 0) {
+      common++;
+      counts.set(t, c - 1);
+    }
+  }
+  return (2 * common) / (x.length + y.length);
+}
+
+function bigrams(s: string): string[] {
+  const chars = Array.from(s.replace(/-/g, " "));
+  const out: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+  return out;
+}
+
+/** How close two slugs are: word overlap with a prefix bonus, or character bigram overlap. */
+function similarity(a: string, b: string): number {
+  let words = dice(a.split("-").filter(Boolean), b.split("-").filter(Boolean));
+  if (b.startsWith(a) || a.startsWith(b)) words += 0.3;
+  else if (b.includes(a)) words += 0.15;
+  return Math.max(words, dice(bigrams(a), bigrams(b)));
 }
 
 /**
@@ -144,7 +161,7 @@ export function findSections(doc: Document, requests: readonly string[]): Sectio
         similarity(wantedStripped || wanted, slugify(stripNumber(s.title))),
         similarity(wanted, s.slug),
       ),
-    })).filter((x) => x.score > 0.2).sort((a, b) => b.score - a.score || a.index - b.index);
+    })).filter((x) => x.score > 0.3).sort((a, b) => b.score - a.score || a.index - b.index);
     result.suggestions = scored.slice(0, 5).map((x) => x.index);
     return result;
   });

@@ -257,8 +257,9 @@ export async function runCli(
   args: string[],
   env: Record<string, string> = {},
   script: string = MAIN,
+  extraFlags: string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { command, args: argv } = launch(script, args);
+  const { command, args: argv } = launch(script, args, extraFlags);
   const out = await new Deno.Command(command, {
     args: argv,
     env: cleanEnv(childEnv(env)),

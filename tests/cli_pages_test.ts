@@ -1,0 +1,72 @@
+/**
+ * The `fetch` and `sections` commands on local files (the CLI, and only the
+ * CLI, reads files).
+ */
+import assert from "node:assert/strict";
+import { MAIN, ROOT_DIR, runCli } from "./support/process.ts";
+
+const GUIDE = `${ROOT_DIR}/fixtures/pages/guide.html`;
+const READ = [`--allow-read=${ROOT_DIR}/fixtures`];
+const cli = (args: string[]) => runCli(args, {}, MAIN, READ);
+
+Deno.test("cli: sections lists a saved page's outline", async () => {
+  const { code, stdout } = await cli(["sections", GUIDE]);
+  assert.equal(code, 0);
+  assert.match(stdout, /^---\nsource: file:\/\/\S+guide\.html\n/);
+  assert.match(stdout, /total_sections: 6/);
+  assert.match(stdout, /│ {3}- Fitting a widget \(#fitting\)/);
+});
+
+Deno.test("cli: fetch with --section, --format markdown and json", async () => {
+  const md = await cli([
+    "fetch",
+    GUIDE,
+    "--section",
+    "Sizes",
+    "--section",
+    "faq",
+    "--format",
+    "markdown",
+  ]);
+  assert.equal(md.code, 0);
+  assert.ok(md.stdout.includes("| L | 40 | cars |"));
+  assert.ok(md.stdout.includes("## Frequently asked"));
+  assert.ok(!md.stdout.includes("│"), "markdown output has no fence margins");
+  const json = await cli(["fetch", GUIDE, "--search", "oil", "--format", "json"]);
+  assert.equal(json.code, 0);
+  const parsed = JSON.parse(json.stdout);
+  assert.equal(parsed.error, false);
+  assert.equal(parsed.frontmatter.search, "oil");
+  assert.ok(Array.isArray(parsed.frontmatter.matched_slices));
+  assert.match(parsed.content[0], /Oil monthly/);
+});
+
+Deno.test("cli: fetch --max-tokens cuts, --slices reads slices", async () => {
+  const cut = await cli(["fetch", GUIDE, "--max-tokens", "60"]);
+  assert.equal(cut.code, 0);
+  assert.match(cut.stdout, /truncated: true/);
+  const slices = await cli(["fetch", GUIDE, "--slices", "0,-1"]);
+  assert.equal(slices.code, 0);
+  assert.match(slices.stdout, /--- slice 0 \(/);
+});
+
+Deno.test("cli: page command errors are clear", async () => {
+  const missing = await cli(["fetch", `${ROOT_DIR}/fixtures/pages/nope.html`]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /^Error: no such file: /);
+  const denied = await runCli(["fetch", GUIDE]);
+  assert.equal(denied.code, 1);
+  assert.match(denied.stderr, /needs permission: run with --allow-read=/);
+  const noTarget = await cli(["fetch"]);
+  assert.equal(noTarget.code, 2);
+  assert.match(noTarget.stderr, /'fetch' needs <url\|file>/);
+  const badSlices = await cli(["fetch", GUIDE, "--slices", "1,x"]);
+  assert.equal(badSlices.code, 2);
+  assert.match(badSlices.stderr, /invalid --slices '1,x'/);
+  const badTokens = await cli(["fetch", GUIDE, "--max-tokens", "10"]);
+  assert.equal(badTokens.code, 2);
+  assert.match(badTokens.stderr, /valid values: 50-25000/);
+  const conflict = await cli(["fetch", GUIDE, "--search", "a", "--section", "b"]);
+  assert.equal(conflict.code, 1);
+  assert.match(conflict.stderr, /section cannot be combined with search/);
+});

@@ -1,0 +1,290 @@
+/**
+ * web_fetch_incisive and web_fetch_sections end to end: the real server over
+ * stdio, driven by the SDK v2 client, fetching pages from an HTTP server on
+ * 127.0.0.1 (MCP_ALLOW_PRIVATE_IPS=1 lets the address check through for it).
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { parseFences, parseFrontmatter } from "../../mod.ts";
+import { childEnv, launch, MAIN, ROOT_DIR } from "../support/process.ts";
+import { makePdf } from "../support/pdf.ts";
+
+const GUIDE = await Deno.readTextFile(`${ROOT_DIR}/fixtures/pages/guide.html`);
+const LONG = "<html><head><title>Long page</title></head><body>" +
+  Array.from(
+    { length: 40 },
+    (_, i) =>
+      `<h2 id="part-${i}">Part ${i}</h2><p>${"Filler words about part " + i + ". ".repeat(1)}${
+        "lorem ipsum ".repeat(80)
+      }</p>`,
+  ).join("") +
+  "</body></html>";
+const SHELL =
+  '<html><head><title>App</title><script src="/app.js"></script></head><body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div></body></html>';
+
+const hits = new Map<string, number>();
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+  const path = new URL(req.url).pathname;
+  hits.set(path, (hits.get(path) ?? 0) + 1);
+  const type = (t: string) => ({ headers: { "content-type": t } });
+  switch (path) {
+    case "/guide":
+      return new Response(GUIDE, type("text/html; charset=utf-8"));
+    case "/long":
+      return new Response(LONG, type("text/html"));
+    case "/shell":
+      return new Response(SHELL, type("text/html"));
+    case "/data.json":
+      return new Response('{"b":[1,2],"a":{"c":"x"}}', type("application/json"));
+    case "/feed.xml":
+      return new Response(
+        '<?xml version="1.0"?><rss><channel><title>Feed title</title><item>one</item></channel></rss>',
+        type("application/rss+xml"),
+      );
+    case "/notes.txt":
+      return new Response("# not a heading in plain text\nline two", type("text/plain"));
+    case "/README.md":
+      return new Response("# Readme\n\nIntro.\n\n## Usage\n\nRun it.", type("text/plain"));
+    case "/doc.pdf":
+      return new Response(
+        makePdf(["First page about widgets", "Second page about sockets"], "Widget PDF"),
+        type("application/pdf"),
+      );
+    case "/image.png":
+      return new Response(new Uint8Array([137, 80, 78, 71]), type("image/png"));
+    default:
+      return new Response("<h1>Not here</h1>", {
+        status: 404,
+        headers: { "content-type": "text/html" },
+      });
+  }
+});
+const BASE = `http://127.0.0.1:${server.addr.port}`;
+
+async function connect(profile = "desktop"): Promise<Client> {
+  const { command, args } = launch(MAIN, ["--profile", profile]);
+  const client = new Client(
+    { name: "page-tools", version: "1" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StdioClientTransport({
+      command,
+      args,
+      env: childEnv({ MCP_ALLOW_PRIVATE_IPS: "1" }),
+      stderr: "pipe",
+    }),
+  );
+  return client;
+}
+
+interface Answer {
+  text: string;
+  fm: Record<string, unknown>;
+  body: string[];
+  isError: boolean;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as { text: string }[])[0].text;
+  const fm = parseFrontmatter(text) ?? {};
+  const body = fm.fence ? parseFences(text, fm.fence as string).flatMap((f) => f.lines) : [];
+  return { text, fm, body, isError: result.isError === true };
+}
+
+const client = await connect();
+const clientCode = await connect("code");
+
+Deno.test("web_fetch_sections: the outline with addresses, then the section by address", async () => {
+  const outline = await call(client, "web_fetch_sections", { url: `${BASE}/guide` });
+  assert.equal(outline.isError, false);
+  assert.equal(outline.fm.total_sections, 6);
+  assert.equal(outline.fm.content_type, "html");
+  assert.deepEqual(outline.body, [
+    "# Widget Field Guide",
+    "",
+    "- Widget Field Guide (#top)",
+    "  - Choosing a widget (#choosing)",
+    "    - Sizes (#sizes)",
+    "  - Fitting a widget (#fitting)",
+    "    - Care (#care)",
+    "  - Frequently asked (#faq)",
+  ]);
+  assert.match(String(outline.fm.hint), /web_fetch_incisive and section=/);
+  const section = await call(client, "web_fetch_incisive", {
+    url: `${BASE}/guide`,
+    section: "#sizes",
+  });
+  assert.equal(section.fm.cached, true, "the outline call cached the page");
+  assert.ok(section.body.includes("| S | 10 | toys |"));
+  assert.equal(hits.get("/guide"), 1, "one fetch for both calls");
+});
+
+Deno.test("web_fetch_incisive: sections by name, slug, fragment, several, auto_expand, not found", async () => {
+  const url = `${BASE}/guide`;
+  const byName = await call(client, "web_fetch_incisive", { url, section: "Choosing a widget" });
+  assert.ok(byName.body.some((l) => l.includes("is a small mechanical part")));
+  assert.ok(
+    !byName.body.some((l) => l.includes("| S | 10")),
+    "subsections not included by default",
+  );
+  assert.match(String(byName.fm.note), /subsections are separate/);
+  const expanded = await call(client, "web_fetch_incisive", {
+    url,
+    section: "choosing",
+    auto_expand: true,
+  });
+  assert.ok(expanded.body.some((l) => l.includes("| S | 10")));
+  const fragment = await call(client, "web_fetch_incisive", { url: `${url}#dfn-widget` });
+  assert.ok(
+    fragment.body.includes("## Choosing a widget"),
+    "an id inside a section resolves to the section",
+  );
+  const both = await call(client, "web_fetch_incisive", {
+    url,
+    section: ["Care", "Frequently asked"],
+  });
+  assert.equal(both.fm.sections_returned, 2);
+  const ignored = await call(client, "web_fetch_incisive", { url: `${url}#faq`, section: "Care" });
+  assert.match(String(ignored.fm.warning), /fragment was ignored/);
+  assert.ok(ignored.body.includes("### Care"));
+  const missing = await call(client, "web_fetch_incisive", {
+    url,
+    section: ["Sizing", "Zebra crossing"],
+  });
+  assert.deepEqual(missing.fm.sections_not_found, ["Sizing", "Zebra crossing"]);
+  assert.ok(missing.body.includes('Closest matches for "Sizing":'));
+  assert.ok(missing.body.some((l) => l.includes("Sizes (#sizes)")));
+});
+
+Deno.test("web_fetch_incisive: search and slices, and their conflicts", async () => {
+  const url = `${BASE}/long`;
+  const found = await call(client, "web_fetch_incisive", { url, search: '"part 17"' });
+  assert.equal(found.isError, false);
+  const matched = found.fm.matched_slices as number[];
+  assert.ok(matched.length >= 1);
+  assert.ok(
+    found.body.some((l) => /^--- slice \d+ \(Part 17/.test(l)),
+    found.body.slice(0, 5).join("\n"),
+  );
+  const neighbours = await call(client, "web_fetch_incisive", {
+    url,
+    slices: [matched[0] + 1, 999],
+  });
+  assert.deepEqual(neighbours.fm.slices, [matched[0] + 1]);
+  assert.deepEqual(neighbours.fm.slices_not_found, [999]);
+  const none = await call(client, "web_fetch_incisive", { url, search: "zebra" });
+  assert.equal(none.fm.matched_slices, "none");
+  assert.match(String(none.fm.hint), /no slice matched/);
+  const dropped = await call(client, "web_fetch_incisive", { url, search: 'part ) "unclosed' });
+  assert.match(String(dropped.fm.warning), /search: /);
+  const conflict = await call(client, "web_fetch_incisive", { url, search: "x", slices: [1] });
+  assert.equal(conflict.isError, true);
+  assert.match(conflict.text, /^Error: search and slices cannot be combined/);
+  const conflict2 = await call(client, "web_fetch_incisive", { url: `${url}#part-3`, search: "x" });
+  assert.equal(
+    conflict2.isError,
+    false,
+    "a fragment is not a section request when search is given",
+  );
+  const conflict3 = await call(client, "web_fetch_incisive", {
+    url,
+    search: "x",
+    section: "Part 1",
+  });
+  assert.match(conflict3.text, /^Error: section cannot be combined with search or slices/);
+});
+
+Deno.test("web_fetch_incisive: a long page is cut at a block boundary and lists its sections", async () => {
+  const cut = await call(client, "web_fetch_incisive", { url: `${BASE}/long`, max_tokens: 600 });
+  assert.equal(cut.fm.truncated, true);
+  assert.ok((cut.fm.returned_tokens as number) <= 600);
+  assert.ok((cut.fm.total_tokens as number) > 5000);
+  assert.match(String(cut.fm.hint), /sections are listed at the end/);
+  const at = cut.body.indexOf("Sections:");
+  assert.ok(at > 0);
+  assert.equal(cut.body[at + 1], "- Part 0 (#part-0)");
+  assert.equal(cut.body.filter((l) => l.startsWith("- Part ")).length, 40);
+});
+
+Deno.test("web_fetch_incisive: JavaScript shells, requires_js and actions", async () => {
+  const shell = await call(client, "web_fetch_incisive", { url: `${BASE}/shell` });
+  assert.equal(shell.isError, false);
+  assert.match(String(shell.fm.hint), /requires_js=true/);
+  assert.match(String(shell.fm.note), /not available yet/);
+  const js = await call(client, "web_fetch_incisive", { url: `${BASE}/guide`, requires_js: true });
+  assert.match(String(js.fm.warning), /requires_js is not available yet/);
+  assert.ok(js.body.length > 10);
+  const actions = await call(client, "web_fetch_incisive", {
+    url: `${BASE}/guide`,
+    actions: [{ type: "click", selector: "#go" }],
+  });
+  assert.equal(actions.isError, true);
+  assert.match(actions.text, /actions need the headless browser renderer/);
+});
+
+Deno.test("web_fetch_incisive: JSON, XML, text, Markdown and PDF; other types are refused", async () => {
+  const json = await call(client, "web_fetch_incisive", { url: `${BASE}/data.json` });
+  assert.equal(json.fm.content_type, "json");
+  assert.deepEqual(json.body.slice(2), [
+    "```json",
+    "{",
+    '  "b": [',
+    "    1,",
+    "    2",
+    "  ],",
+    '  "a": {',
+    '    "c": "x"',
+    "  }",
+    "}",
+    "```",
+  ]);
+  const xml = await call(client, "web_fetch_incisive", { url: `${BASE}/feed.xml` });
+  assert.equal(xml.fm.content_type, "xml");
+  assert.equal(xml.body[0], "# Feed title");
+  const text = await call(client, "web_fetch_sections", { url: `${BASE}/notes.txt` });
+  assert.equal(text.fm.total_sections, 0, "plain text lines are not headings");
+  const md = await call(client, "web_fetch_sections", { url: `${BASE}/README.md` });
+  assert.equal(md.fm.content_type, "markdown");
+  assert.equal(md.fm.total_sections, 2);
+  const pdf = await call(client, "web_fetch_incisive", {
+    url: `${BASE}/doc.pdf`,
+    section: "Page 2",
+  });
+  assert.equal(pdf.fm.content_type, "pdf");
+  assert.equal(pdf.fm.pages, 2);
+  assert.ok(pdf.body.includes("Second page about sockets"));
+  const png = await call(client, "web_fetch_incisive", { url: `${BASE}/image.png` });
+  assert.equal(png.isError, true);
+  assert.match(
+    png.text,
+    /image\/png, which cannot be read as text; supported: HTML, XHTML, Markdown, plain text, JSON, XML \(including RSS and Atom\) and PDF/,
+  );
+  const missing = await call(client, "web_fetch_incisive", { url: `${BASE}/nowhere` });
+  assert.equal(missing.isError, true);
+  assert.match(missing.text, /^Error: HTTP 404 for .*\/nowhere; check the URL/);
+  assert.match(missing.text, /│ Not here/);
+});
+
+Deno.test("page tools in the code profile name their siblings in PascalCase", async () => {
+  const tools = (await clientCode.listTools()).tools.map((t) => t.name);
+  assert.deepEqual(tools, ["WebFetchSections", "WebFetchIncisive"]);
+  const outline = await call(clientCode, "WebFetchSections", { url: `${BASE}/long` });
+  assert.match(String(outline.fm.hint), /WebFetchIncisive/);
+  const description = (await clientCode.listTools()).tools[1].description!;
+  assert.match(description, /call WebFetchSections\s+first/);
+  assert.ok(!description.includes("{tool:"));
+});
+
+Deno.test({
+  name: "page tools: shutdown",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await client.close();
+    await clientCode.close();
+    await server.shutdown();
+  },
+});
