@@ -28,9 +28,9 @@ import { toolContext, type ToolDefinition, ToolRegistry } from "./lib/tools/regi
 import { runIncisive } from "./lib/tools/web_fetch_incisive.ts";
 import { runSections } from "./lib/tools/web_fetch_sections.ts";
 import { type Loader, webLoader } from "./lib/tools/page_view.ts";
-import { isFileArgument, readFileDocument } from "./lib/sources/file.ts";
+import { isFileArgument } from "./lib/sources/file_argument.ts";
 import { parseFences } from "./lib/envelope/fence.ts";
-import { parseFrontmatter } from "./lib/envelope/frontmatter.ts";
+import { envelopeReady, parseFrontmatter } from "./lib/envelope/frontmatter.ts";
 import type { ToolResult } from "./lib/envelope/response.ts";
 import { toolFailure } from "./lib/server/mcp.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
@@ -145,7 +145,10 @@ const DEFAULT_COMMAND = "serve";
 
 /** Loads URLs from the web and anything else from the file system (CLI only). */
 const cliLoader: Loader = async (url, options) => {
-  if (isFileArgument(url)) return { doc: await readFileDocument(url), cached: false };
+  if (isFileArgument(url)) {
+    const { readFileDocument } = await import("./lib/sources/file.ts");
+    return { doc: await readFileDocument(url), cached: false };
+  }
   return await webLoader(url, options);
 };
 
@@ -154,6 +157,7 @@ async function runPageCommand(
   flags: Flags,
   target: string,
 ): Promise<number> {
+  await envelopeReady();
   const config = applySharedFlags(configFromEnv(), flags);
   const registry = new ToolRegistry(TOOLS, config.profile);
   const ctx = toolContext({

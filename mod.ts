@@ -37,6 +37,10 @@ import { gatedHandler, type HttpServerHandle } from "./lib/server/http.ts";
 import { TOOLS } from "./lib/tools/catalog.ts";
 import type { ToolDefinition } from "./lib/tools/registry.ts";
 import { main } from "./main.ts";
+import { envelopeReady } from "./lib/envelope/frontmatter.ts";
+
+// Library users render frontmatter synchronously: have the serializer ready.
+await envelopeReady();
 
 export { main, type MainOptions } from "./main.ts";
 export { VERSION } from "./lib/version.ts";
@@ -52,6 +56,7 @@ export {
 export {
   APPEND_KEYS,
   type AppendKey,
+  envelopeReady,
   Frontmatter,
   type FrontmatterScalar,
   type FrontmatterValue,

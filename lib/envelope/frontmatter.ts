@@ -14,7 +14,30 @@
  *
  * @module
  */
-import YAML from "yaml";
+// The serializer loads on first need (see envelopeReady), not at start-up.
+type YamlModule = typeof import("yaml");
+let YAML: YamlModule | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads the YAML serializer. Frontmatter renders and parses only once this
+ * has resolved; the server awaits it before running a tool, and importing
+ * the package entry awaits it for library users.
+ */
+export function envelopeReady(): Promise<void> {
+  return (loading ??= import("yaml").then((m) => {
+    YAML = m;
+  }));
+}
+
+function serializer(): YamlModule {
+  if (!YAML) {
+    throw new Error(
+      "the envelope is not ready: await envelopeReady() before rendering frontmatter",
+    );
+  }
+  return YAML;
+}
 import { expandToolRefs } from "../config.ts";
 import { isTrusted, Trusted, trusted, UntrustedValueError } from "./trusted.ts";
 import { processTipLedger, type TipLedger, tipText } from "./tips.ts";
@@ -179,14 +202,15 @@ export class Frontmatter {
       }
     }
     if (Object.keys(record).length === 0) return "---\n---";
-    const doc = new YAML.Document(record, { version: "1.1" });
+    const Y = serializer();
+    const doc = new Y.Document(record, { version: "1.1" });
     // Lists of numbers (slice indexes) read best on one line: [3, 7, 12].
-    if (YAML.isMap(doc.contents)) {
+    if (Y.isMap(doc.contents)) {
       for (const pair of doc.contents.items) {
         const value = pair.value;
         if (
-          YAML.isSeq(value) &&
-          value.items.every((i) => YAML.isScalar(i) && typeof i.value === "number")
+          Y.isSeq(value) &&
+          value.items.every((i) => Y.isScalar(i) && typeof i.value === "number")
         ) {
           value.flow = true;
         }
@@ -219,7 +243,7 @@ export function parseFrontmatter(text: string): Record<string, unknown> | null {
   if (end < 0) return null;
   const body = lines.slice(1, end).join("\n");
   if (body.trim() === "") return {};
-  return YAML.parse(body, { version: "1.1" }) as Record<string, unknown>;
+  return serializer().parse(body, { version: "1.1" }) as Record<string, unknown>;
 }
 
 export { Trusted };

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import dns from "node:dns";
 import { NetError } from "./errors.ts";
+
+let nodeDns: Promise<typeof import("node:dns")> | undefined;
 
 /** Resolves a host name to IP addresses. */
 export interface Resolver {
@@ -18,6 +19,7 @@ export interface Resolver {
 export const systemResolver: Resolver = {
   async resolve(host) {
     try {
+      const dns = await (nodeDns ??= import("node:dns"));
       const found = await dns.promises.lookup(host, { all: true, verbatim: true });
       return found.map((a) => a.address);
     } catch (error) {

@@ -12,8 +12,6 @@
  *
  * @module
  */
-import http from "node:http";
-import https from "node:https";
 import type { IncomingMessage } from "node:http";
 import { parseIPv4, parseIPv6 } from "./address.ts";
 import { NetError } from "./errors.ts";
@@ -115,11 +113,16 @@ function headersOf(res: IncomingMessage): Headers {
   return headers;
 }
 
+// Node's http modules load on the first request, not at start-up.
+let nodeHttp: Promise<[typeof import("node:http"), typeof import("node:https")]> | undefined;
+
 /** Direct connections pinned to checked addresses. */
 export const pinnedTransport: Transport = {
   name: "direct",
   pins: true,
-  send(request) {
+  async send(request) {
+    const [http, https] =
+      await (nodeHttp ??= Promise.all([import("node:http"), import("node:https")]));
     const mod = request.url.protocol === "https:" ? https : http;
     const addresses = request.addresses;
     type LookupCallback = (error: Error | null, address: unknown, family?: number) => void;

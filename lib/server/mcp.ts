@@ -23,6 +23,7 @@ import { capText, errorResult, ToolError, type ToolResult } from "../envelope/re
 import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
+import { envelopeReady } from "../envelope/frontmatter.ts";
 import { toolContext, type ToolRegistry } from "../tools/registry.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 
@@ -75,6 +76,7 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
         annotations: { title: definition.title, ...definition.annotations },
       },
       async (args, ctx) => {
+        await envelopeReady();
         const token = ctx.mcpReq._meta?.progressToken;
         const progress = token === undefined ? undefined : async (
           progress: number,

@@ -19,11 +19,6 @@ const TYPES: Record<string, string> = {
   pdf: "application/pdf",
 };
 
-/** Whether a CLI argument names a local file rather than a URL. */
-export function isFileArgument(arg: string): boolean {
-  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(arg) || arg.startsWith("file://");
-}
-
 /** Reads and converts a local file. */
 export async function readFileDocument(path: string): Promise<Document> {
   const filePath = path.startsWith("file://") ? decodeURIComponent(new URL(path).pathname) : path;

@@ -5,7 +5,6 @@
  * @module
  */
 import type { Document } from "../content/document.ts";
-import { toDocument } from "../content/pipeline.ts";
 import { defaultNet } from "../net/default.ts";
 import { expectOk } from "../net/fetch.ts";
 
@@ -30,6 +29,8 @@ export async function fetchWebDocument(url: string, options: LoadOptions): Promi
       headers: { accept: ACCEPT },
     }),
   );
+  // The converter loads with the first page, not at start-up.
+  const { toDocument } = await import("../content/pipeline.ts");
   return await toDocument({
     url: result.url,
     contentType: result.contentType,
