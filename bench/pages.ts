@@ -2,11 +2,12 @@
  * The real pages the pipeline benchmarks run on (shared captures, never
  * committed), and the baseline converter they are compared with.
  */
+import { sharedDir } from "../tests/support/shared.ts";
 import TurndownService from "turndown";
 import { gfm } from "@joplin/turndown-plugin-gfm";
 
 /** Folder of the shared captures, when set. */
-export const SHARED = Deno.env.get("PARKOUR_SHARED_DIR");
+export const SHARED: string | undefined = sharedDir();
 
 /** The benchmark pages: file name and the URL they were captured from. */
 export const PAGES = [

@@ -2,6 +2,7 @@
  * The views on three real pages (PEP 8, ECMA-262, WHATWG HTML) from the
  * shared captures. Skipped, visibly, without PARKOUR_SHARED_DIR.
  */
+import { sharedDir } from "../support/shared.ts";
 import assert from "node:assert/strict";
 import type { Document } from "../../lib/content/document.ts";
 import { htmlDocument } from "../../lib/content/pipeline.ts";
@@ -9,7 +10,7 @@ import { findSections, outlineView } from "../../lib/content/views.ts";
 import { words } from "../../lib/content/words.ts";
 import { containsPhrase } from "../../lib/content/search.ts";
 
-const SHARED = Deno.env.get("PARKOUR_SHARED_DIR");
+const SHARED = sharedDir();
 const skip = SHARED ? "" : " — SKIPPED: set PARKOUR_SHARED_DIR";
 
 async function page(name: string, url: string): Promise<Document> {

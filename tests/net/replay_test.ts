@@ -1,6 +1,7 @@
 /**
  * Recorded exchanges: replay from fixtures/, record mode, shared captures.
  */
+import { sharedDir } from "../support/shared.ts";
 import assert from "node:assert/strict";
 import { classifyAddress } from "../../lib/net/address.ts";
 import { NetError } from "../../lib/net/errors.ts";
@@ -11,7 +12,7 @@ import { pinnedTransport } from "../../lib/net/transport.ts";
 import { ROOT_DIR } from "../support/process.ts";
 
 const FIXTURES = `${ROOT_DIR}/fixtures/http`;
-const SHARED = Deno.env.get("PARKOUR_SHARED_DIR");
+const SHARED = sharedDir();
 
 function replayNet(dir = FIXTURES, shared?: string): Net {
   const store = new ReplayStore(dir, shared);

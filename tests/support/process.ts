@@ -3,6 +3,7 @@
  * tests: the permission flags come from the `start` task of deno.json, so a
  * test fails if the documented launch line lacks a permission.
  */
+import { sharedDir } from "./shared.ts";
 import meta from "../../deno.json" with { type: "json" };
 import { TOOLS } from "../../lib/tools/catalog.ts";
 
@@ -42,7 +43,7 @@ export function launch(script: string = MAIN, args: string[] = [], extraFlags: s
 /** Environment and flags that make a server replay `fixtures/http` instead of using the network. */
 export function replaySetup(): { env: Record<string, string>; flags: string[] } {
   const dir = `${ROOT_DIR}/fixtures/http`;
-  const shared = Deno.env.get("PARKOUR_SHARED_DIR");
+  const shared = sharedDir();
   const env: Record<string, string> = { PARKOUR_REPLAY_DIR: dir };
   const read = [dir];
   if (shared) {
