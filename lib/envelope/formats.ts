@@ -7,7 +7,7 @@
  * | markdown | a table when records are flat, else a list | no                |
  * | json     | indented JSON                              | yes               |
  * | toon     | TOON (tabular when records are uniform)    | no                |
- * | pretty   | aligned `key  value` blocks for reading    | no                |
+ * | pretty   | indented JSON                              | no                |
  * | compact  | JSON on one line                           | no                |
  * | csv      | RFC 4180 CSV; flat records only            | no                |
  *
@@ -93,20 +93,6 @@ function markdown(records: RecordValue[], cols: string[]): string {
   }).join("\n");
 }
 
-function pretty(records: RecordValue[], cols: string[]): string {
-  if (records.length === 0) return "(no results)";
-  const width = Math.max(...cols.map((c) => c.length));
-  return records.map((r, i) => {
-    const lines = cols.filter((c) => r[c] !== undefined && r[c] !== null).map(
-      (c) =>
-        `  ${c.padEnd(width)}  ${
-          cellText(r[c]).replace(/\r\n|[\r\n]/g, "\n  " + " ".repeat(width + 2))
-        }`,
-    );
-    return `[${i + 1}]\n${lines.join("\n")}`;
-  }).join("\n\n");
-}
-
 function csvField(v: unknown): string {
   const s = cellText(v);
   return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -147,7 +133,7 @@ export function renderRecords(
     case "toon":
       return { text: toonEncode({ [name]: ordered }) };
     case "pretty":
-      return { text: pretty(ordered, cols) };
+      return { text: JSON.stringify({ [name]: ordered }, null, 2) };
     case "compact":
       return { text: JSON.stringify({ [name]: ordered }) };
     case "csv":

@@ -71,6 +71,7 @@ Deno.test("json, compact and toon carry the same data", () => {
       assert.deepEqual(JSON.parse(json.text), expected);
       assert.deepEqual(JSON.parse(JSON.stringify(json.structured)), expected);
       assert.deepEqual(JSON.parse(renderRecords(records, "compact").text), expected);
+      assert.deepEqual(JSON.parse(renderRecords(records, "pretty").text), expected);
       assert.ok(!renderRecords(records, "compact").text.includes("\n"));
       assert.deepEqual(toonDecode(renderRecords(records, "toon").text), expected);
     }),
@@ -89,6 +90,10 @@ Deno.test("markdown tables escape pipes and keep one row per record", () => {
   const nested = renderRecords([{ a: 1, tags: ["x", "y"] }], "markdown").text;
   assert.match(nested, /^1\.\n {3}- a: 1\n {3}- tags: \["x","y"\]$/);
   assert.equal(renderRecords([], "markdown").text, "(no results)");
-  const pretty = renderRecords([{ title: "T", url: "https://x.example" }], "pretty").text;
-  assert.equal(pretty, "[1]\n  title  T\n  url    https://x.example");
+  const pretty = renderRecords([{ title: "T", url: "https://x.example" }], "pretty");
+  assert.equal(
+    pretty.text,
+    '{\n  "results": [\n    {\n      "title": "T",\n      "url": "https://x.example"\n    }\n  ]\n}',
+  );
+  assert.equal(pretty.structured, undefined, "only json also sends structuredContent");
 });
