@@ -37,7 +37,7 @@ for (const [key, { url }] of Object.entries(truth)) {
   );
   const html = decodeText(raw, "text/html").text;
   const t = performance.now();
-  const doc = htmlDocument(html, url, "text/html", false);
+  const doc = htmlDocument(html, url, { fullPage });
   millis += performance.now() - t;
   bytes += raw.length;
   predictions[key] = doc.markdown;

@@ -67,7 +67,59 @@ export interface HtmlConversion {
   textChars: number;
   /** Characters of text inside dropped furniture. */
   droppedChars: number;
+  /** Characters of text the content selector dropped. */
+  deselectedChars: number;
 }
+
+/** The page's elements, as the content selector sees them (parallel arrays by element number). */
+export interface ElementTable {
+  /** Parent element, or -1. */
+  parent: number[];
+  /** Tag name. */
+  tag: string[];
+  /** Class, lowercased ("" when none). */
+  hint: string[];
+  /** Id, lowercased ("" when none). */
+  id: string[];
+  /** Characters of text in the subtree. */
+  text: number[];
+  /** Characters of text in the subtree inside links off the page. */
+  links: number[];
+  /** How the subtree's text starts: 1 inside a link off the page, 2 otherwise, 0 no text. */
+  lead: number[];
+}
+
+/** One block of the Markdown and where it came from. */
+export interface BlockRecord {
+  /** Element the block was written for (its paragraph, heading, table...). */
+  owner: number;
+  /** What kind of block. */
+  kind: "text" | "heading" | "code" | "table" | "rule";
+  /** Offset where its leading line breaks start. */
+  sepStart: number;
+  /** Offset of its first character. */
+  start: number;
+  /** Offset past its last character. */
+  end: number;
+  /** Characters of text. */
+  text: number;
+  /** Characters of link text. */
+  links: number;
+
+  /** Commas (and their CJK forms) in the text. */
+  commas: number;
+}
+
+/**
+ * Chooses which blocks of a converted page are its content. Runs once,
+ * after the single parse, on the blocks and element table it produced.
+ * Returns one flag per block (true keeps it), or undefined to keep all.
+ */
+export type ContentSelector = (
+  blocks: readonly BlockRecord[],
+  elements: ElementTable,
+  markdown: string,
+) => boolean[] | undefined;
 
 /** Evidence that the page's content is built by scripts. */
 export interface ShellSignals {
@@ -85,6 +137,8 @@ export interface ConvertOptions {
   baseUrl?: string;
   /** Furniture policy; none by default (everything but non-content elements kept). */
   furniture?: FurniturePolicy;
+  /** Content selector run after the parse; none by default. */
+  select?: ContentSelector;
 }
 
 // Elements whose content is never text for a reader.
@@ -189,6 +243,27 @@ const VOID = new Set([
 ]);
 
 const HEADING = /^h([1-6])$/;
+// Elements that make a table cell hold blocks (a layout table).
+const LAYOUT_SIGNAL = new Set([
+  "p",
+  "div",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "dl",
+  "pre",
+  "blockquote",
+  "table",
+  "section",
+  "article",
+  "form",
+  "center",
+]);
 const UNSAFE_URL = /[()\s<>]/;
 const APP_ROOTS = new Set([
   "root",
@@ -241,7 +316,7 @@ type Capture =
   | { kind: "link"; inline: Inline; href: string; images: number; words: boolean }
   | { kind: "emph"; inline: Inline; marker: string }
   | { kind: "code"; inline: Inline }
-  | { kind: "heading"; inline: Inline; level: number; ids: string[] }
+  | { kind: "heading"; inline: Inline; level: number; ids: string[]; eid: number }
   | { kind: "cell"; inline: Inline }
   | { kind: "title"; inline: Inline };
 
@@ -261,6 +336,9 @@ interface ListState {
 }
 
 interface TableState {
+  eid: number;
+  /** A layout table: its cells hold blocks, so it is read as blocks, not as a grid. */
+  layout?: boolean;
   rows: string[][];
   current?: string[];
   flatten: boolean;
@@ -269,6 +347,10 @@ interface TableState {
 
 interface Frame {
   tag: string;
+  /** A block-level element (paragraph owners are these). */
+  block?: boolean;
+  /** Element number in the element table (unset for skipped elements). */
+  eid?: number;
   attrs: Record<string, string>;
   skip?: boolean;
   furniture?: boolean;
@@ -281,6 +363,9 @@ interface Frame {
   main?: boolean;
   sectioning?: boolean;
   abandoned?: boolean;
+
+  /** An `<a href>` off the page, captured or not. */
+  offAnchor?: boolean;
 }
 
 const WS = /[ \t\n\r\f]+/g;
@@ -368,7 +453,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   let skipDepth = 0;
   let furnitureDepth = 0;
   let preDepth = 0;
-  let pre: { text: string; lang: string } | undefined;
+  let pre: { text: string; lang: string; eid: number } | undefined;
   let mainDepth = 0;
   let sectionDepth = 0;
   let ordinal = 0;
@@ -391,6 +476,29 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     length += s.length;
   };
 
+  // The element table and block records the content selector reads.
+  const elements: ElementTable = {
+    parent: [],
+    tag: [],
+    hint: [],
+    id: [],
+    text: [],
+    links: [],
+    lead: [],
+  };
+  const blocks: BlockRecord[] = [];
+  let current = -1; // innermost open element
+  let currentBlock = -1; // innermost open block-level element
+  let paraOwner = -1; // element the current paragraph's first text came from
+  let paraText = 0;
+  let paraLinks = 0;
+
+  let paraCommas = 0;
+  let linkDepth = 0; // open <a> captures (text inside counts as link text)
+
+  let offAnchorDepth = 0; // ...of which point off the page
+  let opaqueCaptures = 0; // open heading, cell and title captures (their text is not paragraph text)
+
   const prefixFor = (first: boolean): string => {
     let p = "";
     for (const c of containers) {
@@ -404,7 +512,16 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   };
 
   /** Writes a block's lines with container prefixes, after the owed blank lines. */
-  const writeBlock = (lines: string[], escape: boolean) => {
+  const writeBlock = (
+    lines: string[],
+    escape: boolean,
+    owner: number = current,
+    kind: BlockRecord["kind"] = "text",
+    text = 0,
+    links = 0,
+    commas = 0,
+  ) => {
+    const sepStart = length;
     if (started) {
       let quotes = 0;
       for (const c of containers) if (c.kind === "quote" && !c.fresh) quotes++;
@@ -414,18 +531,24 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     for (const c of containers) c.fresh = undefined;
     started = true;
     pendingNewlines = 0;
+    const start = length;
     for (let i = 0; i < lines.length; i++) {
       const line = escape ? escapeLineStart(lines[i]) : lines[i];
       emit((i === 0 ? "" : "\n") + (prefixFor(i === 0) + line).trimEnd());
     }
     pendingNewlines = 2;
+    blocks.push({ owner, kind, sepStart, start, end: length, text, links, commas });
   };
 
   const flushParagraph = () => {
     const text = paragraph.out.trim();
     paragraph = new Inline();
+    const owner = paraOwner >= 0 ? paraOwner : currentBlock;
+    const stats = [paraText, paraLinks, paraCommas] as const;
+    paraOwner = -1;
+    paraText = paraLinks = paraCommas = 0;
     if (text === "") return;
-    writeBlock(text.split("\n").map((l) => l.trim()), true);
+    writeBlock(text.split("\n").map((l) => l.trim()), true, owner, "text", ...stats);
   };
 
   const blockBoundary = () => {
@@ -483,6 +606,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       if (name === "title" && !inTitle && title === "") {
         inTitle = true;
         captures.push({ kind: "title", inline: new Inline() });
+        opaqueCaptures++;
         frame.capture = true;
         return;
       }
@@ -533,6 +657,22 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         frame.main = true;
         mainDepth++;
       }
+      {
+        const eid = elements.parent.length;
+        elements.parent.push(current);
+        elements.tag.push(name);
+        elements.hint.push(attrs.class ? attrs.class.toLowerCase() : "");
+        elements.id.push(attrs.id ? attrs.id.toLowerCase() : "");
+        elements.text.push(0);
+        elements.links.push(0);
+        elements.lead.push(0);
+        frame.eid = eid;
+        current = eid;
+        if (!INLINE.has(name)) {
+          frame.block = true;
+          currentBlock = eid;
+        }
+      }
       if (SECTIONING.has(name)) {
         frame.sectioning = true;
         sectionDepth++;
@@ -557,8 +697,15 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         for (const c of captures) if (c.kind === "link") c.words = true;
         abandonLinks();
         flushParagraph();
-        const capture: Capture = { kind: "heading", inline: new Inline(), level, ids: [] };
+        const capture: Extract<Capture, { kind: "heading" }> = {
+          kind: "heading",
+          inline: new Inline(),
+          level,
+          ids: [],
+          eid: frame.eid!,
+        };
         captures.push(capture);
+        opaqueCaptures++;
         headingCapture = capture;
         frame.capture = true;
         if (attrs.id) capture.ids.push(attrs.id);
@@ -568,6 +715,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       if (!INLINE.has(name)) {
         // A block inside a link turns the link into plain content.
         abandonLinks();
+        if (LAYOUT_SIGNAL.has(name)) layoutTable();
       }
 
       switch (name) {
@@ -582,7 +730,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           return;
         case "hr":
           blockBoundary();
-          if (captures.length === 0) writeBlock(["* * *"], false);
+          if (captures.length === 0) writeBlock(["* * *"], false, current, "rule");
           return;
         case "img": {
           const alt = (attrs.alt ?? "").replace(WS, " ").trim();
@@ -599,10 +747,18 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           return;
         }
         case "a": {
+          if (attrs.href !== undefined) {
+            if (!attrs.href.trimStart().startsWith("#")) {
+              frame.offAnchor = true;
+              offAnchorDepth++;
+            }
+          }
           if (inHeading() || captures.length >= MAX_CAPTURES) return;
           const href = attrs.href !== undefined ? resolve(attrs.href) : undefined;
           if (href === undefined) return;
           captures.push({ kind: "link", inline: new Inline(), href, images: 0, words: false });
+          linkDepth++;
+
           frame.capture = true;
           return;
         }
@@ -646,7 +802,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           for (let i = stack.length - 2; !lang && i >= Math.max(0, stack.length - 4); i--) {
             lang = languageOf(stack[i].attrs);
           }
-          pre = { text: "", lang };
+          pre = { text: "", lang, eid: frame.eid! };
           return;
         }
         case "ul":
@@ -686,14 +842,15 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         }
         case "table": {
           blockBoundary();
-          const flatten = tables.length > 0 || captures.length > 0;
-          tables.push({ rows: [], flatten, hasHead: false });
+          const outer = tables[tables.length - 1];
+          const flatten = captures.length > 0 || (outer !== undefined && !outer.layout);
+          tables.push({ eid: frame.eid!, rows: [], flatten, hasHead: false });
           frame.table = true;
           return;
         }
         case "tr": {
           const table = tables[tables.length - 1];
-          if (!table) return blockBoundary();
+          if (!table || table.layout) return blockBoundary();
           if (table.flatten) {
             sink().text(" ");
             return;
@@ -706,7 +863,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         case "th":
         case "td": {
           const table = tables[tables.length - 1];
-          if (!table) return blockBoundary();
+          if (!table || table.layout) return blockBoundary();
           if (table.flatten) {
             sink().text(" ");
             return;
@@ -717,6 +874,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
             table.rows.push(table.current);
           }
           captures.push({ kind: "cell", inline: new Inline() });
+          opaqueCaptures++;
           frame.capture = true;
           const span = Math.min(50, Number(attrs.colspan) || 1);
           for (let i = 1; i < span; i++) table.current.push("");
@@ -750,6 +908,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       if (preDepth > 0) {
         pre!.text += raw;
         textChars += raw.length;
+        if (current >= 0) elements.text[current] += raw.length;
         return;
       }
       const text = raw.replace(WS, " ");
@@ -758,6 +917,26 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         return;
       }
       textChars += text.length;
+      if (current >= 0) {
+        elements.text[current] += text.length;
+        if (offAnchorDepth > 0) elements.links[current] += text.length;
+        // Whether each element's text starts inside a link off the page (a teaser's title).
+        for (let a = current; a >= 0 && elements.lead[a] === 0; a = elements.parent[a]) {
+          elements.lead[a] = offAnchorDepth > 0 ? 1 : 2;
+        }
+      }
+      if (opaqueCaptures === 0) {
+        // Text bound for the paragraph being built.
+        if (paraOwner < 0) paraOwner = currentBlock;
+        paraText += text.length;
+        if (linkDepth > 0) paraLinks += text.length;
+        if (text.includes(",") || text.includes("，") || text.includes("、")) {
+          for (let k = 0; k < text.length; k++) {
+            const c = text.charCodeAt(k);
+            if (c === 44 || c === 0xff0c || c === 0x3001) paraCommas++;
+          }
+        }
+      }
       const top = captures[captures.length - 1];
       if (top?.kind === "link") top.words = true;
       sink().text(text);
@@ -772,18 +951,42 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
         return;
       }
+      if (frame.eid !== undefined) {
+        const parent = elements.parent[frame.eid];
+        if (parent >= 0) {
+          elements.text[parent] += elements.text[frame.eid];
+          elements.links[parent] += elements.links[frame.eid];
+        }
+        current = parent;
+        if (frame.block) {
+          // Back to the nearest enclosing block-level element.
+          let b = parent;
+          while (b >= 0 && INLINE.has(elements.tag[b])) b = elements.parent[b];
+          currentBlock = b;
+        }
+      }
       if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
+      if (frame.abandoned) linkDepth--;
+
+      if (frame.offAnchor) offAnchorDepth--;
       if (frame.main) mainDepth--;
       if (frame.sectioning) sectionDepth--;
       if (frame.pre) {
         preDepth = 0;
         const code = pre!.text.replace(/^\r?\n/, "").replace(/\s+$/, "");
         const lang = pre!.lang;
+        const preEid = pre!.eid;
         pre = undefined;
         if (code !== "") {
           let fence = "```";
           while (code.includes(fence)) fence += "`";
-          writeBlock([fence + lang, ...code.split(/\r\n|\r|\n/), fence], false);
+          writeBlock(
+            [fence + lang, ...code.split(/\r\n|\r|\n/), fence],
+            false,
+            preEid,
+            "code",
+            code.length,
+          );
         }
         return;
       }
@@ -817,17 +1020,49 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       }
       if (frame.table) {
         const table = tables.pop()!;
-        if (!table.flatten) writeTable(table);
+        if (!table.flatten && !table.layout) writeTable(table);
         return;
       }
       if (!INLINE.has(name) && !VOID.has(name)) blockBoundary();
     },
   };
 
+  /**
+   * A block-level element inside a table cell means the table lays out a
+   * page rather than holding data: what was gathered so far is written as
+   * paragraphs and the rest of the table is read as ordinary blocks.
+   */
+  function layoutTable() {
+    const top = captures[captures.length - 1];
+    if (top?.kind !== "cell") return;
+    const table = tables[tables.length - 1];
+    if (!table || table.flatten || table.layout) return;
+    captures.pop();
+    opaqueCaptures--;
+    for (let i = stack.length - 1; i >= 0; i--) {
+      const f = stack[i];
+      if (f.capture && (f.tag === "td" || f.tag === "th")) {
+        f.capture = false;
+        break;
+      }
+    }
+    table.layout = true;
+    for (const row of table.rows) {
+      for (const cell of row) {
+        if (cell.trim()) writeBlock(cell.split("<br>"), true, table.eid, "text", cell.length);
+      }
+    }
+    table.rows = [];
+    table.current = undefined;
+    // The open cell's text continues as the current paragraph.
+    if (top.inline.out.trim()) paragraph.text(top.inline.out + (top.inline.space ? " " : ""));
+  }
+
   function abandonLinks() {
     // Links cannot hold blocks: pour their text into the enclosing sink.
     while (captures.length > 0 && captures[captures.length - 1].kind === "link") {
       const link = captures.pop() as Extract<Capture, { kind: "link" }>;
+      // Its text still counts as link text until the link closes.
       const frame = [...stack].reverse().find((f) => f.capture && f.tag === "a");
       if (frame) {
         frame.capture = false;
@@ -840,6 +1075,9 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
 
   function closeCaptureFrame(frame: Frame) {
     const capture = closeCapture();
+    if (capture.kind === "title" || capture.kind === "heading" || capture.kind === "cell") {
+      opaqueCaptures--;
+    } else if (capture.kind === "link") linkDepth--;
     const inner = capture.inline.out.trim();
     switch (capture.kind) {
       case "title":
@@ -853,7 +1091,14 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         if (!titleFromHeading) titleFromHeading = text;
         // Headings start at column 0, whatever container they were found in.
         const saved = containers.splice(0);
-        writeBlock(["#".repeat(capture.level) + " " + text], false);
+        writeBlock(
+          ["#".repeat(capture.level) + " " + text],
+          false,
+          capture.eid,
+          "heading",
+          text.length,
+          Math.min(text.length, elements.links[capture.eid]),
+        );
         containers.push(...saved);
         const offset = length - ("#".repeat(capture.level).length + 1 + text.length);
         for (const id of capture.ids) if (!anchors.has(id)) anchors.set(id, offset);
@@ -914,7 +1159,9 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     if (width === 1 || (rows.length === 1 && !table.hasHead)) {
       // A layout table or a single row: plain paragraphs read better.
       for (const r of rows) {
-        for (const cell of r) if (cell.trim()) writeBlock(cell.split("<br>"), true);
+        for (const cell of r) {
+          if (cell.trim()) writeBlock(cell.split("<br>"), true, table.eid, "text", cell.length);
+        }
       }
       return;
     }
@@ -922,7 +1169,14 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       "| " + Array.from({ length: width }, (_, i) => r[i] ?? "").join(" | ") + " |";
     const lines = [line(rows[0]), "| " + Array(width).fill("---").join(" | ") + " |"];
     for (let i = 1; i < rows.length; i++) lines.push(line(rows[i]));
-    writeBlock(lines, false);
+    writeBlock(
+      lines,
+      false,
+      table.eid,
+      "table",
+      elements.text[table.eid],
+      elements.links[table.eid],
+    );
   }
 
   walkHtml(html, handler, new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]));
@@ -934,8 +1188,19 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   }
   flushParagraph();
 
+  let markdown = parts.join("");
+  let deselectedChars = 0;
+  const keep = options.select && blocks.length > 0
+    ? options.select(blocks, elements, markdown)
+    : undefined;
+  if (keep) {
+    const result = keepBlocks(markdown, blocks, keep, anchors);
+    markdown = result.markdown;
+    deselectedChars = result.droppedText;
+  }
+
   return {
-    markdown: parts.join(""),
+    markdown,
     title: title || ogTitle || titleFromHeading,
     canonicalUrl,
     description,
@@ -944,5 +1209,59 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     shell,
     textChars,
     droppedChars,
+    deselectedChars,
   };
+}
+
+/**
+ * Rebuilds Markdown from the kept blocks, keeping each block's own leading
+ * line breaks when its predecessor was kept too, and moves (or drops)
+ * anchors to match.
+ */
+function keepBlocks(
+  markdown: string,
+  blocks: readonly BlockRecord[],
+  keep: readonly boolean[],
+  anchors: Map<string, number>,
+): { markdown: string; droppedText: number } {
+  const out: string[] = [];
+  const newStart = new Array<number>(blocks.length).fill(-1);
+  let length = 0;
+  let droppedText = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (!keep[i]) {
+      droppedText += b.text;
+      continue;
+    }
+    const sep = length === 0
+      ? ""
+      : i > 0 && keep[i - 1]
+      ? markdown.slice(b.sepStart, b.start)
+      : "\n\n";
+    out.push(sep);
+    length += sep.length;
+    newStart[i] = length;
+    const body = markdown.slice(b.start, b.end);
+    out.push(body);
+    length += body.length;
+  }
+  for (const [id, offset] of anchors) {
+    // The block holding the offset, or the next one when it falls between blocks.
+    let lo = 0;
+    let hi = blocks.length - 1;
+    let j = blocks.length;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (blocks[mid].end > offset) {
+        j = mid;
+        hi = mid - 1;
+      } else lo = mid + 1;
+    }
+    if (j < blocks.length && keep[j]) {
+      const b = blocks[j];
+      anchors.set(id, newStart[j] + Math.min(Math.max(0, offset - b.start), b.end - b.start));
+    } else anchors.delete(id);
+  }
+  return { markdown: out.join(""), droppedText };
 }

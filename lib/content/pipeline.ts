@@ -18,6 +18,7 @@
 import { Document, type DocumentKind } from "./document.ts";
 import { defaultFurniture } from "./extract.ts";
 import { htmlToMarkdown } from "./html.ts";
+import { selectMainContent } from "./select.ts";
 
 /** Thrown for content that cannot become a Document. */
 export class ContentError extends Error {
@@ -139,7 +140,10 @@ async function pdfDocument(resource: Resource): Promise<Document> {
 }
 
 /** Converts a resource to a Document, or throws a {@link ContentError}. */
-export async function toDocument(resource: Resource): Promise<Document> {
+export async function toDocument(
+  resource: Resource,
+  options: { fullPage?: boolean } = {},
+): Promise<Document> {
   const kind = kindOf(resource.contentType, resource.url, resource.bytes);
   if (kind === undefined) {
     throw new ContentError(
@@ -157,7 +161,11 @@ export async function toDocument(resource: Resource): Promise<Document> {
     case "pdf":
       return await pdfDocument(resource);
     case "html":
-      return htmlDocument(resource.text(), resource.url, resource.contentType, resource.degraded);
+      return htmlDocument(resource.text(), resource.url, {
+        contentType: resource.contentType,
+        degraded: resource.degraded,
+        fullPage: options.fullPage,
+      });
     case "markdown":
       return new Document({
         ...base,
@@ -196,15 +204,26 @@ export async function toDocument(resource: Resource): Promise<Document> {
   }
 }
 
-/** An HTML page to a Document (furniture dropped; kept if dropping it leaves nothing). */
-export function htmlDocument(
-  html: string,
-  url: string,
-  contentType = "text/html",
-  degraded = false,
-): Document {
-  let converted = htmlToMarkdown(html, { baseUrl: url, furniture: defaultFurniture });
-  if (converted.markdown.trim() === "" && converted.droppedChars > 0) {
+/** Options of {@link htmlDocument}. */
+export interface HtmlOptions {
+  /** Keep the whole page: no furniture dropping, no content selection. */
+  fullPage?: boolean;
+  /** Served through a proxy. */
+  degraded?: boolean;
+  /** Media type as served. */
+  contentType?: string;
+}
+
+/** An HTML page to a Document (main content selected; everything kept if that leaves nothing). */
+export function htmlDocument(html: string, url: string, options: HtmlOptions = {}): Document {
+  const contentType = options.contentType ?? "text/html";
+  const degraded = options.degraded ?? false;
+  let converted = options.fullPage ? htmlToMarkdown(html, { baseUrl: url }) : htmlToMarkdown(html, {
+    baseUrl: url,
+    furniture: defaultFurniture,
+    select: selectMainContent,
+  });
+  if (converted.markdown.trim() === "" && converted.droppedChars + converted.deselectedChars > 0) {
     converted = htmlToMarkdown(html, { baseUrl: url });
   }
   const total = converted.textChars;
@@ -225,7 +244,9 @@ export function htmlDocument(
     description: converted.description,
     lang: converted.lang,
     jsShell,
-    droppedShare: total > 0 ? converted.droppedChars / (total + converted.droppedChars) : 0,
+    droppedShare: total > 0
+      ? (converted.droppedChars + converted.deselectedChars) / (total + converted.droppedChars)
+      : 0,
     degraded,
   });
 }

@@ -86,7 +86,8 @@ Deno.test("html: GFM tables escape pipes and keep line breaks in cells", () => {
     md(
       "<table><tr><th>outer</th><th>x</th></tr><tr><td><table><tr><td>in1</td><td>in2</td></tr></table></td><td>y</td></tr></table>",
     ),
-    "| outer | x |\n| --- | --- |\n| in1 in2 | y |",
+    "outer\n\nx\n\nin1\n\nin2\n\ny",
+    "a table whose cells hold tables lays out a page: it is read as blocks",
   );
 });
 
@@ -171,7 +172,7 @@ Deno.test("html: the test page converts to clean Markdown", async () => {
   ) {
     assert.ok(!text.includes(absent), `furniture or hidden text leaked: ${absent}`);
   }
-  assert.ok(text.startsWith("By A. Writer, 2026\n\n# Widget Field Guide"), text.slice(0, 80));
+  assert.ok(text.startsWith("# Widget Field Guide\n\nThis guide explains"), text.slice(0, 80));
   assert.deepEqual(doc.sections.map((s) => [s.level, s.title]), [
     [1, "Widget Field Guide"],
     [2, "Choosing a widget"],
