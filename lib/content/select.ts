@@ -34,7 +34,12 @@ const HARD = /(^|[\s_-])(comments?|comment-list|commentlist|disqus)([\s_-]|$)/;
 // prose (a layout container named "has-sidebar", "penci_sidebar" or
 // "advertisement-off-canvas--pusher" can wrap the whole article).
 const SOFT =
-  /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|paywall|widget|tags|tag-list|author-bio|byline|modal|popup)([\s_-]|$)/;
+  /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|widget|tags|tag-list|author-bio|byline|modal|popup)([\s_-]|$)/;
+// Class words of a photo's caption or credit.
+const CAPTION = /(^|[\s_-])(caption|captions|credit|credits|photo-credit|image-credit)([\s_-]|$)/;
+// Class words of the box holding an article's own text.
+const ARTICLE_BODY =
+  /(^|[\s_-])(article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content)([\s_-]|$)/;
 // ...unless they also say this is the article body.
 const BODY =
   /article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content|main-content/;
@@ -102,7 +107,7 @@ function hinted(
   markdown: string,
   prose: Float64Array,
   totalProse: number,
-): { any: (e: number) => boolean; hard: (e: number) => boolean } {
+): Marks {
   const flagged = new Uint8Array(el.parent.length);
   const hardFlagged = new Uint8Array(el.parent.length);
   let headings: string[] | undefined;
@@ -127,6 +132,25 @@ function hinted(
   for (let e = 0; e < flagged.length; e++) if (card[e]) flagged[e] = 1;
   return { any: subtreeMembership(el, flagged), hard: subtreeMembership(el, hardFlagged) };
 }
+
+/** Share of the best box's weight a tighter box may lack and still be chosen. */
+const CORE_SLACK = 0.15;
+
+/** Length range of a paragraph that is only a link elsewhere (shorter: a source label). */
+const PROMO_MIN = 20;
+const PROMO_MAX = 200;
+
+/** Content (characters) the chosen box must hold, unless it holds this share of the page's. */
+const FALLBACK_MIN = 500;
+const FALLBACK_SHARE = 0.2;
+
+/** Least weight (characters of prose, about) of a sibling joining the content box. */
+const SIBLING_MIN = 80;
+/** ...and least share of the box's own weight. */
+const SIBLING_SHARE = 0.1;
+
+/** Least text a teaser card has besides its links (a summary, a date, a byline). */
+const CARD_WORDS = 20;
 
 /** Longest text of a teaser card. */
 const CARD_TEXT = 1500;
@@ -158,9 +182,18 @@ function cards(
     `${el.parent[e]} ${el.tag[e]} ${
       el.hint[e].replace(/\S*\d\S*/g, "").replace(/\s+/g, " ").trim()
     }`;
+  // Lists inside a box that says it is the article body are the article's own.
+  const inBody = new Uint8Array(n);
+  for (let e = 0; e < n; e++) {
+    const p = el.parent[e];
+    inBody[e] = (p >= 0 && inBody[p]) || ARTICLE_BODY.test(el.hint[e]) ? 1 : 0;
+  }
   const candidate = (e: number) =>
     (el.lead[e] === 1 || titled[e] === 1) && el.parent[e] >= 0 && el.tag[e] !== "p" &&
-    el.text[e] <= CARD_TEXT;
+    el.text[e] <= CARD_TEXT && !inBody[e] &&
+    // A teaser says something besides its link; a bare list of links (a
+    // specification's list of the terms it imports) is left to the weights.
+    el.text[e] - el.links[e] >= CARD_WORDS;
   for (let e = 0; e < n; e++) {
     if (!candidate(e)) continue;
     const k = keyOf(e);
@@ -190,11 +223,89 @@ function weight(b: BlockRecord, furniture: boolean): number {
   if (furniture) return -FURNITURE_WEIGHT * b.text;
   if (b.kind === "code") return b.text;
   if (b.kind === "table") return ld < 0.5 ? b.text : -FURNITURE_WEIGHT * b.text;
-  if (isProse(b)) return b.text * (1 - ld);
+  // Sentences: their own words count for, their link text against.
+  if (b.kind === "text" && b.text >= 25) return b.text * (1 - ld) - FURNITURE_WEIGHT * b.links;
   return -FURNITURE_WEIGHT * b.text;
 }
 
-/** Chooses the blocks to keep (undefined: keep everything). */
+/**
+ * Drops kept headings whose sections lost everything they held (the title
+ * of a teaser list whose cards were dropped).
+ */
+function dropEmptyHeadings(blocks: readonly BlockRecord[], keep: boolean[]): void {
+  // Backwards, so each heading knows what survived under it.
+  let kept = false;
+  let dropped = false;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i];
+    if (b.kind !== "heading") {
+      if (b.text === 0) continue;
+      if (keep[i]) kept = true;
+      else dropped = true;
+      continue;
+    }
+    if (keep[i] && dropped && !kept) keep[i] = false;
+    if (keep[i]) {
+      kept = true;
+      dropped = false;
+    } else dropped = true;
+  }
+}
+
+/**
+ * Photo captions and credits: text under a `figcaption` or a box whose class
+ * says caption or credit, in a figure that holds no table or code (whose
+ * captions label content and stay). The image itself stays.
+ */
+function captions(blocks: readonly BlockRecord[], el: ElementTable): (e: number) => boolean {
+  const n = el.parent.length;
+  const labelsContent = new Uint8Array(n);
+  for (const b of blocks) {
+    if ((b.kind !== "table" && b.kind !== "code") || b.owner < 0) continue;
+    for (let a = b.owner; a >= 0 && !labelsContent[a]; a = el.parent[a]) labelsContent[a] = 1;
+  }
+  const flagged = new Uint8Array(n);
+  for (let e = 0; e < n; e++) {
+    if (el.tag[e] !== "figcaption" && !CAPTION.test(el.hint[e])) continue;
+    // The figure (or the caption's parent) must not hold a table or code.
+    let box = el.parent[e];
+    for (let a = e; a >= 0; a = el.parent[a]) {
+      if (el.tag[a] === "figure") {
+        box = a;
+        break;
+      }
+    }
+    if (box < 0 || !labelsContent[box]) flagged[e] = 1;
+  }
+  return subtreeMembership(el, flagged);
+}
+
+/** Furniture marks: any mark, and the hard ones (comments). */
+interface Marks {
+  any: (e: number) => boolean;
+  hard: (e: number) => boolean;
+}
+
+const NO_MARKS: Marks = { any: () => false, hard: () => false };
+
+/** Characters of content (prose, code, tables) in the kept blocks, and in all. */
+function contentChars(blocks: readonly BlockRecord[], keep?: boolean[]): number {
+  let total = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (keep && !keep[i]) continue;
+    if (b.kind === "code" || b.kind === "table" || isProse(b)) total += b.text;
+  }
+  return total;
+}
+
+/**
+ * Chooses the blocks to keep (undefined: keep everything).
+ *
+ * When the chosen box holds almost none of the page's content (every post of
+ * a thread marked "comment", say), the marks are ignored and the choice made
+ * again on the weights alone; when that is still too small, everything stays.
+ */
 export function selectMainContent(
   blocks: readonly BlockRecord[],
   el: ElementTable,
@@ -210,7 +321,27 @@ export function selectMainContent(
     totalProse += b.text;
     for (let a = b.owner; a >= 0; a = el.parent[a]) prose[a] += b.text;
   }
-  const hints = hinted(blocks, el, markdown, prose, totalProse);
+  const caption = captions(blocks, el);
+  const total = contentChars(blocks);
+  const enough = (keep: boolean[] | undefined) => {
+    if (keep === undefined) return true;
+    const kept = contentChars(blocks, keep);
+    return kept >= FALLBACK_MIN || kept >= total * FALLBACK_SHARE;
+  };
+  const marked = choose(blocks, el, hinted(blocks, el, markdown, prose, totalProse), caption);
+  if (enough(marked)) return marked;
+  const plain = choose(blocks, el, NO_MARKS, caption);
+  return enough(plain) ? plain : undefined;
+}
+
+/** One choice of the content box and the blocks kept in it. */
+function choose(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  hints: Marks,
+  caption: (e: number) => boolean,
+): boolean[] | undefined {
+  const n = el.parent.length;
   const furniture = hints.any;
   // Code under a soft mark (a "nav-tabs" box of samples) is still code.
   const blockFurniture = (b: BlockRecord) =>
@@ -238,18 +369,30 @@ export function selectMainContent(
     }
   }
   if (core < 0) return undefined;
+  // A wrapper that adds little (a print header, a browser warning beside the
+  // article) does not beat the tighter box: take the deepest near the best.
+  {
+    const depth = new Uint16Array(n);
+    let deepest = core;
+    for (let e = 0; e < n; e++) {
+      const p = el.parent[e];
+      depth[e] = p >= 0 ? Math.min(depth[p] + 1, 65535) : 0;
+      if (gain[e] >= best * (1 - CORE_SLACK) && depth[e] > depth[deepest]) deepest = e;
+    }
+    core = deepest;
+  }
 
   // Siblings of the core that are content themselves join it.
   const selected = new Uint8Array(n);
   selected[core] = 1;
   const parent = el.parent[core];
+  // A sibling must weigh something next to the box: a copyright line or a
+  // "you may also like" label beside the article does not join it.
+  const joins = (e: number) =>
+    el.parent[e] === parent && gain[e] >= Math.max(SIBLING_MIN, best * SIBLING_SHARE) &&
+    !furniture(e);
   if (parent >= 0) {
-    for (let e = core + 1; e < n; e++) {
-      if (el.parent[e] === parent && gain[e] > 0 && !furniture(e)) selected[e] = 1;
-    }
-    for (let e = 0; e < core; e++) {
-      if (el.parent[e] === parent && gain[e] > 0 && !furniture(e)) selected[e] = 1;
-    }
+    for (let e = parent + 1; e < n; e++) if (e !== core && joins(e)) selected[e] = 1;
     // A heading right before the box is its heading.
     for (let e = core - 1; e > parent; e--) {
       if (el.parent[e] !== parent) continue;
@@ -263,10 +406,17 @@ export function selectMainContent(
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i];
     let k = b.owner >= 0 && inside(b.owner);
-    // Inside the box: drop widgets and teaser cards.
+    // Inside the box: drop widgets, teaser cards and promotional paragraphs
+    // that are nothing but a headline linking elsewhere ("Related: ...").
     if (k && blockFurniture(b)) k = false;
+    if (k && caption(b.owner)) k = false;
+    if (
+      k && b.kind === "text" && el.tag[b.owner] === "p" && b.text >= PROMO_MIN &&
+      b.text <= PROMO_MAX && el.links[b.owner] >= b.text * 0.8
+    ) k = false;
     keep[i] = k;
-    if (!k) all = false;
   }
+  dropEmptyHeadings(blocks, keep);
+  for (let i = 0; i < blocks.length && all; i++) if (!keep[i]) all = false;
   return all ? undefined : keep;
 }
