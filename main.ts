@@ -110,6 +110,11 @@ const PAGE_FORMAT: FlagSpec = {
   help: "envelope (what MCP clients get, default), markdown (the page text only) or json",
 };
 
+const FULL_PAGE: FlagSpec = {
+  kind: "boolean",
+  help: "keep the whole page: skip main-content extraction (menus, sidebars, comments stay)",
+};
+
 COMMANDS.fetch = {
   summary: "read a page (or a local file) the way web_fetch_incisive does",
   positional: { name: "<url|file>", help: "an http(s) URL, or a saved page" },
@@ -124,6 +129,7 @@ COMMANDS.fetch = {
     "--search": { kind: "string", value: "QUERY", help: "keyword search over the page's slices" },
     "--slices": { kind: "string", value: "N,M", help: "slice indexes to return" },
     "--max-tokens": { kind: "int", value: "N", help: "token budget of the answer (default 5000)" },
+    "--full-page": FULL_PAGE,
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
   },
@@ -135,6 +141,7 @@ COMMANDS.sections = {
   positional: { name: "<url|file>", help: "an http(s) URL, or a saved page" },
   flags: {
     "--slice": { kind: "int", value: "N", help: "window of 100 sections (-1 for the last)" },
+    "--full-page": FULL_PAGE,
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
   },
@@ -147,7 +154,7 @@ const DEFAULT_COMMAND = "serve";
 const cliLoader: Loader = async (url, options) => {
   if (isFileArgument(url)) {
     const { readFileDocument } = await import("./lib/sources/file.ts");
-    return { doc: await readFileDocument(url), cached: false };
+    return { doc: await readFileDocument(url, { fullPage: options.fullPage }), cached: false };
   }
   return await webLoader(url, options);
 };
@@ -172,7 +179,11 @@ async function runPageCommand(
   try {
     if (kind === "sections") {
       const slice = typeof flags["--slice"] === "string" ? Number(flags["--slice"]) : undefined;
-      result = await runSections({ url, slice }, ctx, cliLoader);
+      result = await runSections(
+        { url, slice, full_page: flags["--full-page"] === true },
+        ctx,
+        cliLoader,
+      );
     } else {
       const slices = typeof flags["--slices"] === "string"
         ? flags["--slices"].split(",").map((x) => x.trim()).filter(Boolean).map((x) => {
@@ -200,6 +211,7 @@ async function runPageCommand(
           search: typeof flags["--search"] === "string" ? flags["--search"] : undefined,
           slices,
           max_tokens: maxTokens,
+          full_page: flags["--full-page"] === true,
         },
         ctx,
         cliLoader,

@@ -50,6 +50,25 @@ Deno.test("cli: fetch --max-tokens cuts, --slices reads slices", async () => {
   assert.match(slices.stdout, /--- slice 0 \(/);
 });
 
+Deno.test("cli: --full-page keeps what extraction leaves out", async () => {
+  const article = `${ROOT_DIR}/fixtures/pages/news_article.html`;
+  const main = await cli(["fetch", article, "--format", "json"]);
+  assert.equal(main.code, 0);
+  const parsed = JSON.parse(main.stdout);
+  assert.ok(parsed.frontmatter.dropped_text_share > 0.3);
+  assert.doesNotMatch(parsed.content[0], /Most read/);
+  const whole = await cli(["fetch", article, "--full-page", "--format", "json"]);
+  assert.equal(whole.code, 0);
+  const wholeParsed = JSON.parse(whole.stdout);
+  assert.equal(wholeParsed.frontmatter.full_page, true);
+  assert.match(wholeParsed.content[0], /Most read/);
+  const outline = await cli(["sections", article, "--full-page"]);
+  assert.equal(outline.code, 0);
+  assert.match(outline.stdout, /12 comments/);
+  const mainOutline = await cli(["sections", article]);
+  assert.doesNotMatch(mainOutline.stdout, /12 comments/);
+});
+
 Deno.test("cli: page command errors are clear", async () => {
   const missing = await cli(["fetch", `${ROOT_DIR}/fixtures/pages/nope.html`]);
   assert.equal(missing.code, 1);

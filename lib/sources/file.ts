@@ -20,7 +20,10 @@ const TYPES: Record<string, string> = {
 };
 
 /** Reads and converts a local file. */
-export async function readFileDocument(path: string): Promise<Document> {
+export async function readFileDocument(
+  path: string,
+  options: { fullPage?: boolean } = {},
+): Promise<Document> {
   const filePath = path.startsWith("file://") ? decodeURIComponent(new URL(path).pathname) : path;
   let bytes: Uint8Array;
   try {
@@ -46,5 +49,5 @@ export async function readFileDocument(path: string): Promise<Document> {
     contentType,
     bytes,
     text: () => decodeText(bytes, contentType || null).text,
-  });
+  }, options);
 }

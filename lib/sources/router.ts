@@ -47,20 +47,31 @@ export function withoutFragment(url: string): string {
   return hash === -1 ? url : url.slice(0, hash);
 }
 
+/**
+ * The page cache's key of a URL: without its fragment, and marked when the
+ * whole page was kept (the two conversions of a page are cached apart).
+ */
+export function cacheKey(url: string, fullPage = false): string {
+  const page = withoutFragment(url);
+  // A space cannot occur in a URL, so the mark cannot collide with a page.
+  return fullPage ? `${page} full-page` : page;
+}
+
 /** Loads `url` (without its fragment) from the cache, a source, or the web. */
 export async function loadDocument(url: string, options: LoadOptions): Promise<Loaded> {
-  const key = withoutFragment(url);
+  const key = cacheKey(url, options.fullPage);
   const hit = pageCache().get(key);
   if (hit) return { doc: hit, cached: true };
-  const parsed = new URL(key);
+  const page = withoutFragment(url);
+  const parsed = new URL(page);
   const source = SOURCES.find((s) => s.detect(parsed));
-  const doc = source ? await source.load(parsed, options) : await fetchWebDocument(key, options);
+  const doc = source ? await source.load(parsed, options) : await fetchWebDocument(page, options);
   pageCache().set(key, doc);
   return { doc, cached: false };
 }
 
 /** Re-stores a document whose size grew (slices or index built), so the cache counts it. */
-export function recount(url: string, doc: Document): void {
-  const key = withoutFragment(url);
+export function recount(url: string, doc: Document, fullPage = false): void {
+  const key = cacheKey(url, fullPage);
   if (pageCache().has(key)) pageCache().set(key, doc);
 }

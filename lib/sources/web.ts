@@ -18,6 +18,8 @@ export interface LoadOptions {
   maxBytes: number;
   /** Cancels the load. */
   signal?: AbortSignal;
+  /** Keep the whole page: no main-content extraction. */
+  fullPage?: boolean;
 }
 
 /** Fetches `url` and converts it. */
@@ -37,5 +39,5 @@ export async function fetchWebDocument(url: string, options: LoadOptions): Promi
     bytes: result.bytes,
     text: () => result.text(),
     degraded: result.degraded,
-  });
+  }, { fullPage: options.fullPage });
 }

@@ -54,8 +54,20 @@ export function pageUrl(input: string, files = false): PageUrl {
   return { href: trimmed, page: withoutFragment(trimmed), fragment };
 }
 
+/** Share of a page's text left out above which the frontmatter says so. */
+export const DROPPED_NOTE_SHARE = 0.3;
+
+/** The `full_page` parameter, as both page tools declare it. */
+export const FULL_PAGE_DESCRIPTION =
+  "keep the whole page: skip main-content extraction, so menus, sidebars, related links and comments stay";
+
 /** Frontmatter every page view starts with. */
-export function pageFrontmatter(url: PageUrl, doc: Document, cached: boolean): Frontmatter {
+export function pageFrontmatter(
+  url: PageUrl,
+  doc: Document,
+  cached: boolean,
+  fullPage = false,
+): Frontmatter {
   const fm = new Frontmatter();
   try {
     fm.set("source", trusted.url(url.href));
@@ -71,6 +83,16 @@ export function pageFrontmatter(url: PageUrl, doc: Document, cached: boolean): F
   fm.set("content_type", trusted.oneOf(CONTENT_KINDS, doc.kind));
   if (doc.kind === "pdf" && doc.pages !== undefined) fm.set("pages", doc.pages);
   if (cached) fm.set("cached", true);
+  if (fullPage) fm.set("full_page", true);
+  else if (doc.kind === "html" && doc.droppedShare >= DROPPED_NOTE_SHARE) {
+    const percent = Math.round(doc.droppedShare * 100);
+    fm.set("dropped_text_share", Math.round(doc.droppedShare * 100) / 100);
+    fm.append(
+      "note",
+      trusted
+        .text`main-content extraction left out ${percent}% of the page's text (menus, sidebars, related links, comments); pass full_page=true (CLI: --full-page) to get the whole page`,
+    );
+  }
   if (doc.degraded) {
     fm.append(
       "warning",
@@ -87,9 +109,10 @@ export async function loadPage(
   url: PageUrl,
   maxBytes: number,
   ctx: ToolContext,
+  fullPage = false,
 ): Promise<Loaded> {
   try {
-    return await load(url.page, { maxBytes, signal: ctx.signal });
+    return await load(url.page, { maxBytes, signal: ctx.signal, fullPage });
   } catch (error) {
     if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
     throw error;

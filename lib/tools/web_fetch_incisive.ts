@@ -28,6 +28,7 @@ import { trusted } from "../envelope/trusted.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { recount } from "../sources/router.ts";
 import {
+  FULL_PAGE_DESCRIPTION,
   isEmpty,
   type Loader,
   loadPage,
@@ -79,6 +80,7 @@ const schema = z.object({
   actions: z.array(actionSchema).max(20).optional().describe(
     "clicks and inputs to perform before reading",
   ),
+  full_page: z.boolean().optional().describe(FULL_PAGE_DESCRIPTION),
 });
 
 /** Arguments of the tool. */
@@ -103,6 +105,7 @@ export async function runIncisive(
   load: Loader = webLoader,
 ): Promise<ToolResult> {
   const maxTokens = args.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const fullPage = args.full_page ?? false;
   const url = pageUrl(args.url, load !== webLoader);
   const search = args.search?.trim() ? args.search : undefined;
   const slices = list(args.slices);
@@ -142,8 +145,9 @@ export async function runIncisive(
     url,
     constrained ? LARGE_MAX_BYTES : DEFAULT_MAX_BYTES,
     ctx,
+    fullPage,
   );
-  const fm = pageFrontmatter(url, doc, cached);
+  const fm = pageFrontmatter(url, doc, cached, fullPage);
   for (const w of warnings) fm.append("warning", w);
   if (isEmpty(doc)) {
     if (doc.jsShell) return shellAnswer(ctx, fm);
@@ -151,8 +155,10 @@ export async function runIncisive(
       `no text could be extracted from ${url.page}; the page may be an image, a form or empty`,
     );
   }
-  if (search !== undefined) return searchAnswer(doc, url, fm, search, maxTokens, ctx);
-  if (slices.length > 0) return slicesAnswer(doc, url, fm, slices, maxTokens, ctx);
+  if (search !== undefined) {
+    return searchAnswer(doc, url, fullPage, fm, search, maxTokens, ctx);
+  }
+  if (slices.length > 0) return slicesAnswer(doc, url, fullPage, fm, slices, maxTokens, ctx);
   if (sections.length > 0) {
     return sectionsAnswer(doc, fm, sections, args.auto_expand ?? false, maxTokens, ctx);
   }
@@ -268,13 +274,14 @@ function sectionsAnswer(
 function searchAnswer(
   doc: Document,
   url: PageUrl,
+  fullPage: boolean,
   fm: Frontmatter,
   query: string,
   maxTokens: number,
   ctx: ToolContext,
 ): ToolResult {
   const outcome = doc.index.search(query);
-  recount(url.page, doc);
+  recount(url.page, doc, fullPage);
   fm.set("total_slices", doc.slices.length);
   fm.set("search", trusted.echo(query, 300));
   for (const w of outcome.warnings) {
@@ -310,13 +317,14 @@ function searchAnswer(
 function slicesAnswer(
   doc: Document,
   url: PageUrl,
+  fullPage: boolean,
   fm: Frontmatter,
   requested: number[],
   maxTokens: number,
   ctx: ToolContext,
 ): ToolResult {
   const total = doc.slices.length;
-  recount(url.page, doc);
+  recount(url.page, doc, fullPage);
   fm.set("total_slices", total);
   const resolved = requested.map((i) => (i < 0 ? total + i : i));
   const valid = [...new Set(resolved.filter((i) => i >= 0 && i < total))];

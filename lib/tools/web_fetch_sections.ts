@@ -11,6 +11,7 @@ import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../envelope/trusted.ts";
 import { LARGE_MAX_BYTES } from "../net/fetch.ts";
 import {
+  FULL_PAGE_DESCRIPTION,
   isEmpty,
   type Loader,
   loadPage,
@@ -27,6 +28,7 @@ const schema = z.object({
   slice: z.number().int().optional().describe(
     `window of ${OUTLINE_WINDOW} sections to show: 0 for the first, 1 for the next, -1 for the last`,
   ),
+  full_page: z.boolean().optional().describe(FULL_PAGE_DESCRIPTION),
 });
 
 /** Arguments of the tool. */
@@ -39,8 +41,9 @@ export async function runSections(
   load: Loader = webLoader,
 ): Promise<ToolResult> {
   const url = pageUrl(args.url, load !== webLoader);
-  const { doc, cached } = await loadPage(load, url, LARGE_MAX_BYTES, ctx);
-  const fm = pageFrontmatter(url, doc, cached);
+  const fullPage = args.full_page ?? false;
+  const { doc, cached } = await loadPage(load, url, LARGE_MAX_BYTES, ctx, fullPage);
+  const fm = pageFrontmatter(url, doc, cached, fullPage);
   if (isEmpty(doc)) {
     if (doc.jsShell) return shellAnswer(ctx, fm);
     throw new ToolError(

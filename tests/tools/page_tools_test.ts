@@ -11,6 +11,7 @@ import { childEnv, launch, MAIN, ROOT_DIR } from "../support/process.ts";
 import { makePdf } from "../support/pdf.ts";
 
 const GUIDE = await Deno.readTextFile(`${ROOT_DIR}/fixtures/pages/guide.html`);
+const ARTICLE = await Deno.readTextFile(`${ROOT_DIR}/fixtures/pages/news_article.html`);
 const LONG = "<html><head><title>Long page</title></head><body>" +
   Array.from(
     { length: 40 },
@@ -33,6 +34,8 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (re
       return new Response(GUIDE, type("text/html; charset=utf-8"));
     case "/long":
       return new Response(LONG, type("text/html"));
+    case "/article":
+      return new Response(ARTICLE, type("text/html; charset=utf-8"));
     case "/shell":
       return new Response(SHELL, type("text/html"));
     case "/data.json":
@@ -276,6 +279,58 @@ Deno.test("page tools in the code profile name their siblings in PascalCase", as
   const description = (await clientCode.listTools()).tools[1].description!;
   assert.match(description, /call WebFetchSections\s+first/);
   assert.ok(!description.includes("{tool:"));
+});
+
+Deno.test("page tools: main content by default, the whole page with full_page=true", async () => {
+  const main = await call(client, "web_fetch_incisive", { url: `${BASE}/article` });
+  assert.equal(main.isError, false);
+  const text = main.body.join("\n");
+  assert.match(text, /The harbour bridge reopened to traffic/);
+  assert.doesNotMatch(text, /School roof fixed|About time!|Most read/);
+  assert.ok((main.fm.dropped_text_share as number) > 0.3);
+  assert.match(String(main.fm.note), /left out \d+% of the page's text.*full_page=true/);
+  assert.equal(main.fm.full_page, undefined);
+
+  const whole = await call(client, "web_fetch_incisive", {
+    url: `${BASE}/article`,
+    full_page: true,
+  });
+  assert.equal(whole.isError, false);
+  const all = whole.body.join("\n");
+  for (
+    const t of ["The harbour bridge reopened", "School roof fixed", "About time!", "Most read"]
+  ) {
+    assert.ok(all.includes(t), t);
+  }
+  assert.equal(whole.fm.full_page, true);
+  assert.equal(whole.fm.dropped_text_share, undefined);
+  // The two conversions are cached apart: each was fetched once, then both are cached.
+  assert.equal(hits.get("/article"), 2);
+  const again = await call(client, "web_fetch_incisive", {
+    url: `${BASE}/article`,
+    search: "comments",
+  });
+  assert.equal(again.fm.cached, true);
+  assert.equal(again.fm.matched_slices, "none");
+  const againWhole = await call(client, "web_fetch_incisive", {
+    url: `${BASE}/article`,
+    search: "comments",
+    full_page: true,
+  });
+  assert.equal(againWhole.fm.cached, true);
+  assert.ok(Array.isArray(againWhole.fm.matched_slices));
+  assert.equal(hits.get("/article"), 2);
+
+  const outline = await call(client, "web_fetch_sections", { url: `${BASE}/article` });
+  assert.doesNotMatch(outline.body.join("\n"), /Most read|12 comments/);
+  assert.match(outline.body.join("\n"), /What changes for commuters/);
+  const fullOutline = await call(client, "web_fetch_sections", {
+    url: `${BASE}/article`,
+    full_page: true,
+  });
+  assert.match(fullOutline.body.join("\n"), /Most read/);
+  assert.match(fullOutline.body.join("\n"), /12 comments/);
+  assert.equal(fullOutline.fm.full_page, true);
 });
 
 Deno.test({
