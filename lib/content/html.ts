@@ -74,19 +74,19 @@ export interface HtmlConversion {
 /** The page's elements, as the content selector sees them (parallel arrays by element number). */
 export interface ElementTable {
   /** Parent element, or -1. */
-  parent: number[];
+  parent: Int32Array;
   /** Tag name. */
   tag: string[];
-  /** Class, lowercased ("" when none). */
+  /** Class attribute as written ("" when none). */
   hint: string[];
-  /** Id, lowercased ("" when none). */
+  /** Id attribute as written ("" when none). */
   id: string[];
   /** Characters of text in the subtree. */
-  text: number[];
+  text: Int32Array;
   /** Characters of text in the subtree inside links off the page. */
-  links: number[];
+  links: Int32Array;
   /** How the subtree's text starts: 1 inside a link off the page, 2 otherwise, 0 no text. */
-  lead: number[];
+  lead: Uint8Array;
 }
 
 /** One block of the Markdown and where it came from. */
@@ -105,9 +105,6 @@ export interface BlockRecord {
   text: number;
   /** Characters of link text. */
   links: number;
-
-  /** Commas (and their CJK forms) in the text. */
-  commas: number;
 }
 
 /**
@@ -345,27 +342,26 @@ interface TableState {
   hasHead: boolean;
 }
 
-interface Frame {
-  tag: string;
+/** An open element. A class, so every frame has one shape (hundreds of thousands are made). */
+class Frame {
   /** A block-level element (paragraph owners are these). */
-  block?: boolean;
-  /** Element number in the element table (unset for skipped elements). */
-  eid?: number;
-  attrs: Record<string, string>;
-  skip?: boolean;
-  furniture?: boolean;
-  capture?: boolean;
-  container?: boolean;
-  list?: boolean;
-  table?: boolean;
-  row?: boolean;
-  pre?: boolean;
-  main?: boolean;
-  sectioning?: boolean;
-  abandoned?: boolean;
-
+  block = false;
+  /** Element number in the element table (-1 for skipped elements). */
+  eid = -1;
+  skip = false;
+  furniture = false;
+  capture = false;
+  container = false;
+  list = false;
+  table = false;
+  row = false;
+  pre = false;
+  main = false;
+  sectioning = false;
+  abandoned = false;
   /** An `<a href>` off the page, captured or not. */
-  offAnchor?: boolean;
+  offAnchor = false;
+  constructor(readonly tag: string, readonly attrs: Record<string, string>) {}
 }
 
 const WS = /[ \t\n\r\f]+/g;
@@ -477,14 +473,28 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   };
 
   // The element table and block records the content selector reads.
-  const elements: ElementTable = {
-    parent: [],
-    tag: [],
-    hint: [],
-    id: [],
-    text: [],
-    links: [],
-    lead: [],
+  // The element table, in typed arrays grown by doubling (a page can have
+  // hundreds of thousands of elements).
+  let capacity = 1024;
+  let elParent = new Int32Array(capacity);
+  let elText = new Int32Array(capacity);
+  let elLinks = new Int32Array(capacity);
+  let elLead = new Uint8Array(capacity);
+  const elTag: string[] = [];
+  const elHint: string[] = [];
+  const elId: string[] = [];
+  let elCount = 0;
+  const growElements = () => {
+    capacity *= 2;
+    const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(capacity);
+      b.set(a);
+      return b;
+    };
+    elParent = grow(elParent, (n) => new Int32Array(n));
+    elText = grow(elText, (n) => new Int32Array(n));
+    elLinks = grow(elLinks, (n) => new Int32Array(n));
+    elLead = grow(elLead, (n) => new Uint8Array(n));
   };
   const blocks: BlockRecord[] = [];
   let current = -1; // innermost open element
@@ -493,7 +503,6 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   let paraText = 0;
   let paraLinks = 0;
 
-  let paraCommas = 0;
   let linkDepth = 0; // open <a> captures (text inside counts as link text)
 
   let offAnchorDepth = 0; // ...of which point off the page
@@ -519,7 +528,6 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     kind: BlockRecord["kind"] = "text",
     text = 0,
     links = 0,
-    commas = 0,
   ) => {
     const sepStart = length;
     if (started) {
@@ -537,18 +545,19 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       emit((i === 0 ? "" : "\n") + (prefixFor(i === 0) + line).trimEnd());
     }
     pendingNewlines = 2;
-    blocks.push({ owner, kind, sepStart, start, end: length, text, links, commas });
+    blocks.push({ owner, kind, sepStart, start, end: length, text, links });
   };
 
   const flushParagraph = () => {
     const text = paragraph.out.trim();
     paragraph = new Inline();
     const owner = paraOwner >= 0 ? paraOwner : currentBlock;
-    const stats = [paraText, paraLinks, paraCommas] as const;
+    const chars = paraText;
+    const links = paraLinks;
     paraOwner = -1;
-    paraText = paraLinks = paraCommas = 0;
+    paraText = paraLinks = 0;
     if (text === "") return;
-    writeBlock(text.split("\n").map((l) => l.trim()), true, owner, "text", ...stats);
+    writeBlock(text.split("\n").map((l) => l.trim()), true, owner, "text", chars, links);
   };
 
   const blockBoundary = () => {
@@ -595,7 +604,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
 
   const handler: HtmlHandler = {
     open(name, attrs) {
-      const frame: Frame = { tag: name, attrs };
+      const frame = new Frame(name, attrs);
       stack.push(frame);
       ordinal++;
       if (skipDepth > 0) {
@@ -658,14 +667,12 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         mainDepth++;
       }
       {
-        const eid = elements.parent.length;
-        elements.parent.push(current);
-        elements.tag.push(name);
-        elements.hint.push(attrs.class ? attrs.class.toLowerCase() : "");
-        elements.id.push(attrs.id ? attrs.id.toLowerCase() : "");
-        elements.text.push(0);
-        elements.links.push(0);
-        elements.lead.push(0);
+        if (elCount === capacity) growElements();
+        const eid = elCount++;
+        elParent[eid] = current;
+        elTag.push(name);
+        elHint.push(attrs.class ?? "");
+        elId.push(attrs.id ?? "");
         frame.eid = eid;
         current = eid;
         if (!INLINE.has(name)) {
@@ -702,7 +709,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           inline: new Inline(),
           level,
           ids: [],
-          eid: frame.eid!,
+          eid: frame.eid,
         };
         captures.push(capture);
         opaqueCaptures++;
@@ -802,7 +809,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           for (let i = stack.length - 2; !lang && i >= Math.max(0, stack.length - 4); i--) {
             lang = languageOf(stack[i].attrs);
           }
-          pre = { text: "", lang, eid: frame.eid! };
+          pre = { text: "", lang, eid: frame.eid };
           return;
         }
         case "ul":
@@ -844,7 +851,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           blockBoundary();
           const outer = tables[tables.length - 1];
           const flatten = captures.length > 0 || (outer !== undefined && !outer.layout);
-          tables.push({ eid: frame.eid!, rows: [], flatten, hasHead: false });
+          tables.push({ eid: frame.eid, rows: [], flatten, hasHead: false });
           frame.table = true;
           return;
         }
@@ -908,7 +915,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       if (preDepth > 0) {
         pre!.text += raw;
         textChars += raw.length;
-        if (current >= 0) elements.text[current] += raw.length;
+        if (current >= 0) elText[current] += raw.length;
         return;
       }
       const text = raw.replace(WS, " ");
@@ -918,11 +925,11 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       }
       textChars += text.length;
       if (current >= 0) {
-        elements.text[current] += text.length;
-        if (offAnchorDepth > 0) elements.links[current] += text.length;
+        elText[current] += text.length;
+        if (offAnchorDepth > 0) elLinks[current] += text.length;
         // Whether each element's text starts inside a link off the page (a teaser's title).
-        for (let a = current; a >= 0 && elements.lead[a] === 0; a = elements.parent[a]) {
-          elements.lead[a] = offAnchorDepth > 0 ? 1 : 2;
+        for (let a = current; a >= 0 && elLead[a] === 0; a = elParent[a]) {
+          elLead[a] = offAnchorDepth > 0 ? 1 : 2;
         }
       }
       if (opaqueCaptures === 0) {
@@ -930,12 +937,6 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         if (paraOwner < 0) paraOwner = currentBlock;
         paraText += text.length;
         if (linkDepth > 0) paraLinks += text.length;
-        if (text.includes(",") || text.includes("，") || text.includes("、")) {
-          for (let k = 0; k < text.length; k++) {
-            const c = text.charCodeAt(k);
-            if (c === 44 || c === 0xff0c || c === 0x3001) paraCommas++;
-          }
-        }
       }
       const top = captures[captures.length - 1];
       if (top?.kind === "link") top.words = true;
@@ -951,17 +952,17 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
         return;
       }
-      if (frame.eid !== undefined) {
-        const parent = elements.parent[frame.eid];
+      if (frame.eid >= 0) {
+        const parent = elParent[frame.eid];
         if (parent >= 0) {
-          elements.text[parent] += elements.text[frame.eid];
-          elements.links[parent] += elements.links[frame.eid];
+          elText[parent] += elText[frame.eid];
+          elLinks[parent] += elLinks[frame.eid];
         }
         current = parent;
         if (frame.block) {
           // Back to the nearest enclosing block-level element.
           let b = parent;
-          while (b >= 0 && INLINE.has(elements.tag[b])) b = elements.parent[b];
+          while (b >= 0 && INLINE.has(elTag[b])) b = elParent[b];
           currentBlock = b;
         }
       }
@@ -1097,7 +1098,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           capture.eid,
           "heading",
           text.length,
-          Math.min(text.length, elements.links[capture.eid]),
+          Math.min(text.length, elLinks[capture.eid]),
         );
         containers.push(...saved);
         const offset = length - ("#".repeat(capture.level).length + 1 + text.length);
@@ -1174,8 +1175,8 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       false,
       table.eid,
       "table",
-      elements.text[table.eid],
-      elements.links[table.eid],
+      elText[table.eid],
+      elLinks[table.eid],
     );
   }
 
@@ -1191,7 +1192,15 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   let markdown = parts.join("");
   let deselectedChars = 0;
   const keep = options.select && blocks.length > 0
-    ? options.select(blocks, elements, markdown)
+    ? options.select(blocks, {
+      parent: elParent.subarray(0, elCount),
+      tag: elTag,
+      hint: elHint,
+      id: elId,
+      text: elText.subarray(0, elCount),
+      links: elLinks.subarray(0, elCount),
+      lead: elLead.subarray(0, elCount),
+    }, markdown)
     : undefined;
   if (keep) {
     const result = keepBlocks(markdown, blocks, keep, anchors);

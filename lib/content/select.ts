@@ -29,20 +29,20 @@ export const FURNITURE_WEIGHT = 0.6;
 
 // Class and id words of boxes that never hold the content: reader comments
 // (a long thread can outweigh the article, so no amount of prose excuses them).
-const HARD = /(^|[\s_-])(comments?|comment-list|commentlist|disqus)([\s_-]|$)/;
+const HARD = /(^|[\s_-])(comments?|comment-list|commentlist|disqus)([\s_-]|$)/i;
 // Class and id words of boxes that are furniture unless they hold most of the
 // prose (a layout container named "has-sidebar", "penci_sidebar" or
 // "advertisement-off-canvas--pusher" can wrap the whole article).
 const SOFT =
-  /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|widget|tags|tag-list|author-bio|byline|modal|popup)([\s_-]|$)/;
+  /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|widget|tags|tag-list|author-bio|byline|modal|popup)([\s_-]|$)/i;
 // Class words of a photo's caption or credit.
-const CAPTION = /(^|[\s_-])(caption|captions|credit|credits|photo-credit|image-credit)([\s_-]|$)/;
+const CAPTION = /(^|[\s_-])(caption|captions|credit|credits|photo-credit|image-credit)([\s_-]|$)/i;
 // Class words of the box holding an article's own text.
 const ARTICLE_BODY =
-  /(^|[\s_-])(article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content)([\s_-]|$)/;
+  /(^|[\s_-])(article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content)([\s_-]|$)/i;
 // ...unless they also say this is the article body.
 const BODY =
-  /article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content|main-content/;
+  /article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content|main-content/i;
 
 function isProse(b: BlockRecord): boolean {
   return b.kind === "text" && b.text >= 25 && b.links / b.text < 0.3;
@@ -92,7 +92,7 @@ function firstHeadings(
 /** The furniture word a class or id names, if any. */
 function furnitureWord(hint: string, soft: boolean): string | undefined {
   const m = (soft ? SOFT : HARD).exec(hint);
-  return m ? m[2].split("-")[0] : undefined;
+  return m ? m[2].split("-")[0].toLowerCase() : undefined;
 }
 
 /**
@@ -118,15 +118,17 @@ function hinted(
     return heading !== undefined && heading.includes(word);
   };
   const marks = (e: number, soft: boolean) => {
-    if (furnitureWord(el.hint[e], soft) !== undefined) return true;
+    if (el.hint[e] !== "" && (soft ? SOFT : HARD).test(el.hint[e])) return true;
     const word = el.id[e] === "" ? undefined : furnitureWord(el.id[e], soft);
     return word !== undefined && !topical(e, word);
   };
   for (let e = 0; e < el.parent.length; e++) {
     if (el.hint[e] === "" && el.id[e] === "") continue;
+    const hard = marks(e, false);
+    if (!hard && !(prose[e] < totalProse * 0.5 && marks(e, true))) continue;
     if (BODY.test(el.hint[e]) || BODY.test(el.id[e])) continue;
-    if (marks(e, false)) flagged[e] = hardFlagged[e] = 1;
-    else if (prose[e] < totalProse * 0.5 && marks(e, true)) flagged[e] = 1;
+    flagged[e] = 1;
+    if (hard) hardFlagged[e] = 1;
   }
   const card = cards(blocks, el, prose, totalProse);
   for (let e = 0; e < flagged.length; e++) if (card[e]) flagged[e] = 1;
@@ -139,6 +141,26 @@ const CORE_SLACK = 0.15;
 /** Length range of a paragraph that is only a link elsewhere (shorter: a source label). */
 const PROMO_MIN = 20;
 const PROMO_MAX = 200;
+
+/** Elements that are blocks of an article's text (not boxes of their own). */
+const CONTENT_BLOCK = new Set([
+  "p",
+  "ul",
+  "ol",
+  "dl",
+  "blockquote",
+  "pre",
+  "table",
+  "figure",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+]);
+
+/** Most negative weight of a slot the article may continue across (an "Advertisement" label). */
+const CONTINUATION_GAP = 30;
 
 /** Content (characters) the chosen box must hold, unless it holds this share of the page's. */
 const FALLBACK_MIN = 500;
@@ -266,7 +288,8 @@ function captions(blocks: readonly BlockRecord[], el: ElementTable): (e: number)
   }
   const flagged = new Uint8Array(n);
   for (let e = 0; e < n; e++) {
-    if (el.tag[e] !== "figcaption" && !CAPTION.test(el.hint[e])) continue;
+    const hint = el.hint[e];
+    if (el.tag[e] !== "figcaption" && (hint === "" || !CAPTION.test(hint))) continue;
     // The figure (or the caption's parent) must not hold a table or code.
     let box = el.parent[e];
     for (let a = e; a >= 0; a = el.parent[a]) {
@@ -392,7 +415,23 @@ function choose(
     el.parent[e] === parent && gain[e] >= Math.max(SIBLING_MIN, best * SIBLING_SHARE) &&
     !furniture(e);
   if (parent >= 0) {
-    for (let e = parent + 1; e < n; e++) if (e !== core && joins(e)) selected[e] = 1;
+    const children: number[] = [];
+    for (let e = parent + 1; e < n; e++) {
+      if (el.parent[e] !== parent) continue;
+      children.push(e);
+      if (e !== core && joins(e)) selected[e] = 1;
+    }
+    // The article continuing right after the box (its last paragraphs,
+    // lists or quotes as loose elements) joins whatever its size, across
+    // empty or near-empty slots (an ad placeholder, a label), up to the
+    // first thing of weight against it or another box.
+    for (let k = children.indexOf(core) + 1; k < children.length; k++) {
+      const e = children[k];
+      if (gain[e] < -CONTINUATION_GAP) break;
+      if (gain[e] <= 0 || furniture(e)) continue;
+      if (!CONTENT_BLOCK.has(el.tag[e])) break;
+      selected[e] = 1;
+    }
     // A heading right before the box is its heading.
     for (let e = core - 1; e > parent; e--) {
       if (el.parent[e] !== parent) continue;

@@ -161,6 +161,30 @@ Deno.test("extraction: a data table and a code view are kept whole", async () =>
   includesNone(code.selected, ["Explore", "Status"]);
 });
 
+Deno.test("extraction: an article's last paragraphs outside its body box are kept", () => {
+  const para = (i: number) =>
+    `<p>Paragraph ${i} of the story, long enough to read as prose, with a few more words about the harbour and the tides.</p>`;
+  const html = `<html><body>
+    <nav><a href="/">Home</a> <a href="/news">News</a></nav>
+    <div class="story-wrap">
+      <div class="story-text">${Array.from({ length: 12 }, (_, i) => para(i + 1)).join("")}</div>
+      <div class="ad-slot"></div>
+      <p>Closing line one, after the advertisement slot.</p>
+      <p>Closing line two, the very end of the story.</p>
+      <div class="related"><h3>Related</h3><ul><li><a href="/x">Another story</a></li></ul></div>
+    </div>
+    <footer>Copyright notice of the newspaper, all rights reserved.</footer>
+  </body></html>`;
+  const { selected } = convert(html, "https://pages.example/split");
+  includesAll(selected, [
+    "Paragraph 1 of the story",
+    "Paragraph 12 of the story",
+    "Closing line one, after the advertisement slot.",
+    "Closing line two, the very end of the story.",
+  ]);
+  includesNone(selected, ["Another story", "Copyright notice", "News"]);
+});
+
 Deno.test("extraction: a page with nothing to choose between is left alone", () => {
   const html = "<html><body><h2>Broken</h2><p>Only one paragraph here.</p></body></html>";
   const { selected, full } = convert(html, "https://pages.example/tiny");
