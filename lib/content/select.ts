@@ -2,23 +2,27 @@
  * Main-content selection: which blocks of a page are its content.
  *
  * Runs after the single parse, on the blocks the converter wrote and the
- * element table it kept (text and link-text sizes of every subtree, class
- * and id hints), so extraction costs no second parse.
+ * element table it kept (text and off-page link text of every subtree,
+ * class and id), so extraction costs no second parse.
  *
- * Every block weighs for or against the elements that contain it: prose
- * (sentences with few links), code and data tables count for; link lists,
- * fragments (bylines, labels, buttons) and anything under an element whose
- * class or id says comment, sidebar, footer, related, share, promo... count
- * against. The content is the element with the greatest net weight: the
- * tightest box holding the most prose and the least furniture. On an
- * article that is the article body; on documentation, a specification or a
- * thread, where prose is everywhere, it is the box holding all of it, so
- * nothing is lost.
+ * Every block weighs for or against the elements that contain it: its own
+ * words for and its link text against, code and data tables for, short
+ * fragments (bylines, labels, buttons) against, and everything under an
+ * element marked as furniture against: a class or id naming comments, a
+ * sidebar, related links, sharing, ads... (soft marks yield to a box holding
+ * most of the page's prose, and an id that repeats the element's own
+ * heading names a topic, not a widget), or a teaser card (one of three or
+ * more like-classed siblings, each led by a link elsewhere, with a summary).
+ * The content is the tightest element close to the greatest net weight: on
+ * an article, the article body; on documentation, a specification or a
+ * thread, where prose is everywhere, the box holding all of it.
  *
- * Then the box is tidied: its preceding and following siblings join it when
- * they are prose themselves (a lede printed outside the body box), and
- * widgets inside it (sharing bars, newsletter forms, related links) and
- * short link lists are dropped.
+ * Then the box is tidied: siblings heavy enough join it, and so does the
+ * article continuing right after it; the heading right before it heads it;
+ * inside it, furniture, photo captions and one-link promotional paragraphs
+ * go, and headings whose sections lost everything go with them. When the
+ * result holds almost none of the page's content, the choice is made again
+ * without the marks, and failing that the page is kept whole.
  *
  * @module
  */
@@ -370,13 +374,13 @@ function choose(
   const blockFurniture = (b: BlockRecord) =>
     b.kind === "code" ? hints.hard(b.owner) : furniture(b.owner);
   const gain = new Float64Array(n);
-  const weights = new Float64Array(blocks.length);
+
   let positive = 0;
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i];
     if (b.owner < 0) continue;
     const w = weight(b, blockFurniture(b));
-    weights[i] = w;
+
     if (w === 0) continue;
     if (w > 0) positive += w;
     for (let a = b.owner; a >= 0; a = el.parent[a]) gain[a] += w;
