@@ -6,17 +6,13 @@
  * `deno task bench` reports ratios; `deno run -A bench/cold_start_bench.ts 5`
  * prints the median of N spawns for each.
  */
-import { launch, ROOT_DIR } from "../tests/support/process.ts";
+import { initializeParams, launch, ROOT_DIR } from "../tests/support/process.ts";
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
   method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "bench", version: "1" },
-  },
+  params: initializeParams("2025-11-25", "bench"),
 });
 const DISCOVER = JSON.stringify({
   jsonrpc: "2.0",

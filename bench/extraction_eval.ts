@@ -8,7 +8,7 @@
  * precision, recall and the cost per MB of HTML.
  *
  * ```sh
- * PARKOUR_SHARED_DIR=../shared deno run -A bench/extraction_eval.ts [--no-baseline] [--out DIR]
+ * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/extraction_eval.ts [--no-baseline] [--out DIR]
  * ```
  *
  * Timing covers the conversion only (decoding is shared), each page once,
@@ -17,7 +17,7 @@
  */
 import { htmlDocument } from "../lib/content/pipeline.ts";
 import { decodeText } from "../lib/net/charset.ts";
-import { sharedDir } from "../tests/support/shared.ts";
+import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
 import { DOMParser } from "linkedom";
 import { Readability } from "@mozilla/readability";
 
@@ -45,11 +45,7 @@ interface Page {
 
 const pages: Page[] = [];
 for (const [key, { url }] of Object.entries(truth)) {
-  const gz = await Deno.readFile(`${dataset}/html/${key}.html.gz`);
-  const raw = new Uint8Array(
-    await new Response(new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip")))
-      .arrayBuffer(),
-  );
+  const raw = await gunzipFile(`${dataset}/html/${key}.html.gz`);
   pages.push({ key, url, html: decodeText(raw, "text/html").text, bytes: raw.length });
 }
 const megabytes = pages.reduce((n, p) => n + p.bytes, 0) / 1048576;

@@ -7,11 +7,11 @@
  * out of the whole page's, and the headings of the sections lost.
  *
  * ```sh
- * [PARKOUR_SHARED_DIR=../shared] deno run -A bench/extraction_kinds.ts
+ * [PARKOUR_SHARED_DIR=/path/to/shared] deno run -A bench/extraction_kinds.ts
  * ```
  */
 import { htmlDocument } from "../lib/content/pipeline.ts";
-import { sharedDir } from "../tests/support/shared.ts";
+import { realPageHtml, sharedDir } from "../tests/support/shared.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const pages: { name: string; html: () => Promise<string> }[] = [];
@@ -28,12 +28,7 @@ if (shared) {
   for (const name of ["pep_8", "ecma262", "whatwg_html"]) {
     pages.push({
       name: `${name} (real)`,
-      html: async () => {
-        const gz = await Deno.readFile(`${shared}/fixtures/real/${name}.html.gz`);
-        return await new Response(
-          new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip")),
-        ).text();
-      },
+      html: () => realPageHtml(name),
     });
   }
 } else console.error("real pages SKIPPED: set PARKOUR_SHARED_DIR to include them");

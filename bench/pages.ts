@@ -2,7 +2,7 @@
  * The real pages the pipeline benchmarks run on (shared captures, never
  * committed), and the baseline converter they are compared with.
  */
-import { sharedDir } from "../tests/support/shared.ts";
+import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
 import TurndownService from "turndown";
 import { gfm } from "@joplin/turndown-plugin-gfm";
 
@@ -24,12 +24,7 @@ export async function pageBytes(name: PageName): Promise<Uint8Array> {
   if (!SHARED) {
     throw new Error("set PARKOUR_SHARED_DIR to the shared folder to run the pipeline benchmarks");
   }
-  const gz = await Deno.readFile(`${SHARED}/fixtures/real/${name}.html.gz`);
-  return new Uint8Array(
-    await new Response(
-      new Blob([gz as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
-    ).arrayBuffer(),
-  );
+  return await gunzipFile(`${SHARED}/fixtures/real/${name}.html.gz`);
 }
 
 /** The baseline: turndown with the GFM plugin, given the HTML string (its recommended use under Deno). */

@@ -6,7 +6,7 @@
  * Each page runs in its own process so its peak memory is its own.
  *
  * ```sh
- * PARKOUR_SHARED_DIR=../shared deno run -A bench/pipeline_report.ts
+ * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/pipeline_report.ts
  * ```
  */
 import { Document } from "../lib/content/document.ts";

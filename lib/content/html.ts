@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { type HtmlHandler, walkHtml } from "./tokenizer.ts";
+import { type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
 
 /** Decides, per element, whether its whole subtree is page furniture. */
 export interface FurniturePolicy {
@@ -222,22 +222,6 @@ const INLINE = new Set([
 ]);
 
 const SECTIONING = new Set(["section", "article", "emu-clause", "emu-annex", "emu-intro"]);
-const VOID = new Set([
-  "area",
-  "base",
-  "br",
-  "col",
-  "embed",
-  "hr",
-  "img",
-  "input",
-  "link",
-  "meta",
-  "param",
-  "source",
-  "track",
-  "wbr",
-]);
 
 const HEADING = /^h([1-6])$/;
 // Elements that make a table cell hold blocks (a layout table).
@@ -888,12 +872,6 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           return;
         }
         case "dt":
-          blockBoundary();
-          if (captures.length === 0) {
-            captures.push({ kind: "emph", inline: new Inline(), marker: "**" });
-            frame.capture = true;
-          }
-          return;
         case "summary":
           blockBoundary();
           if (captures.length === 0) {

@@ -42,11 +42,11 @@ const SOFT =
 // Class words of a photo's caption or credit.
 const CAPTION = /(^|[\s_-])(caption|captions|credit|credits|photo-credit|image-credit)([\s_-]|$)/i;
 // Class words of the box holding an article's own text.
-const ARTICLE_BODY =
-  /(^|[\s_-])(article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content)([\s_-]|$)/i;
-// ...unless they also say this is the article body.
-const BODY =
-  /article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content|main-content/i;
+const ARTICLE_BODY_WORDS =
+  "article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content";
+const ARTICLE_BODY = new RegExp(`(^|[\\s_-])(${ARTICLE_BODY_WORDS})([\\s_-]|$)`, "i");
+// A furniture mark yields when the class or id also says this is the body or the main content.
+const BODY = new RegExp(`${ARTICLE_BODY_WORDS}|main-content`, "i");
 
 function isProse(b: BlockRecord): boolean {
   return b.kind === "text" && b.text >= 25 && b.links / b.text < 0.3;

@@ -33,7 +33,8 @@ export interface HtmlHandler {
   close(name: string): void;
 }
 
-const VOID = new Set([
+/** Void elements: they never have content or an end tag. */
+export const VOID = new Set([
   "area",
   "base",
   "basefont",

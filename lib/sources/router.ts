@@ -59,10 +59,10 @@ export function cacheKey(url: string, fullPage = false): string {
 
 /** Loads `url` (without its fragment) from the cache, a source, or the web. */
 export async function loadDocument(url: string, options: LoadOptions): Promise<Loaded> {
-  const key = cacheKey(url, options.fullPage);
+  const page = withoutFragment(url);
+  const key = cacheKey(page, options.fullPage);
   const hit = pageCache().get(key);
   if (hit) return { doc: hit, cached: true };
-  const page = withoutFragment(url);
   const parsed = new URL(page);
   const source = SOURCES.find((s) => s.detect(parsed));
   const doc = source ? await source.load(parsed, options) : await fetchWebDocument(page, options);

@@ -20,6 +20,14 @@ registerTip(
   "{tool:web_fetch_sections} returns a page's heading layout; use it to scout a long page before fetching content",
 );
 
+/** Annotations of the page tools: they read the open web and change nothing. */
+export const READS_THE_WEB = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+} as const;
+
 /** Loads a page: the Document for a URL, given the request's cap. */
 export type Loader = (url: string, options: LoadOptions) => Promise<Loaded>;
 

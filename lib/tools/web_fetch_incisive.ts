@@ -35,6 +35,7 @@ import {
   pageFrontmatter,
   type PageUrl,
   pageUrl,
+  READS_THE_WEB,
   shellAnswer,
   toolRef,
   webLoader,
@@ -393,11 +394,6 @@ export const webFetchIncisive = defineTool({
   title: "WebFetchIncisive",
   description: DESCRIPTION,
   inputSchema: schema,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
+  annotations: READS_THE_WEB,
   handler: (args, ctx) => runIncisive(args, ctx),
 });

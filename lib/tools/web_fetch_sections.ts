@@ -17,6 +17,7 @@ import {
   loadPage,
   pageFrontmatter,
   pageUrl,
+  READS_THE_WEB,
   shellAnswer,
   toolRef,
   webLoader,
@@ -111,11 +112,6 @@ export const webFetchSections = defineTool({
   title: "WebFetchSections",
   description: DESCRIPTION,
   inputSchema: schema,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
+  annotations: READS_THE_WEB,
   handler: (args, ctx) => runSections(args, ctx),
 });

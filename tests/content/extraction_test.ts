@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { Document } from "../../lib/content/document.ts";
 import { htmlDocument } from "../../lib/content/pipeline.ts";
 import { ROOT_DIR } from "../support/process.ts";
-import { sharedDir } from "../support/shared.ts";
+import { realPageHtml, sharedDir } from "../support/shared.ts";
 
 const SHARED = sharedDir();
 const skip = SHARED ? "" : " — SKIPPED: set PARKOUR_SHARED_DIR";
@@ -198,11 +198,7 @@ Deno.test("extraction: a page with nothing to choose between is left alone", () 
 });
 
 async function real(name: string, url: string): Promise<Pair> {
-  const bytes = await Deno.readFile(`${SHARED}/fixtures/real/${name}.html.gz`);
-  const html = await new Response(
-    new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")),
-  ).text();
-  return convert(html, url);
+  return convert(await realPageHtml(name), url);
 }
 
 Deno.test({

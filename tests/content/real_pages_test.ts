@@ -2,7 +2,7 @@
  * The views on three real pages (PEP 8, ECMA-262, WHATWG HTML) from the
  * shared captures. Skipped, visibly, without PARKOUR_SHARED_DIR.
  */
-import { sharedDir } from "../support/shared.ts";
+import { realPageHtml, sharedDir } from "../support/shared.ts";
 import assert from "node:assert/strict";
 import type { Document } from "../../lib/content/document.ts";
 import { htmlDocument } from "../../lib/content/pipeline.ts";
@@ -14,11 +14,7 @@ const SHARED = sharedDir();
 const skip = SHARED ? "" : " — SKIPPED: set PARKOUR_SHARED_DIR";
 
 async function page(name: string, url: string): Promise<Document> {
-  const bytes = await Deno.readFile(`${SHARED}/fixtures/real/${name}.html.gz`);
-  const html = await new Response(
-    new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")),
-  ).text();
-  return htmlDocument(html, url);
+  return htmlDocument(await realPageHtml(name), url);
 }
 
 const cache = new Map<string, Promise<Document>>();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { HttpServerProcess, runCli, SHIPPED_TOOLS } from "../support/process.ts";
+import { HttpServerProcess, initializeParams, runCli, SHIPPED_TOOLS } from "../support/process.ts";
 
 const MODERN = "2026-07-28";
 const META = {
@@ -226,11 +226,7 @@ Deno.test("http: malformed bodies get JSON-RPC errors, oversize gets 413", async
       jsonrpc: "2.0",
       id: 2,
       method: "initialize",
-      params: {
-        protocolVersion: "2025-03-26",
-        capabilities: {},
-        clientInfo: { name: "c", version: "1" },
-      },
+      params: initializeParams("2025-03-26"),
     });
     assert.equal((ok.json?.result as { protocolVersion: string }).protocolVersion, "2025-03-26");
   } finally {
@@ -244,11 +240,7 @@ Deno.test("http: Origin and Host checks (DNS-rebinding protection)", async () =>
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "c", version: "1" },
-    },
+    params: initializeParams("2025-11-25"),
   };
   try {
     const port = server.port;

@@ -5,7 +5,14 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { childEnv, launch, MAIN, RawServer, SHIPPED_TOOLS } from "../support/process.ts";
+import {
+  childEnv,
+  initializeParams,
+  launch,
+  MAIN,
+  RawServer,
+  SHIPPED_TOOLS,
+} from "../support/process.ts";
 
 const MODERN = "2026-07-28";
 const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
@@ -72,11 +79,7 @@ Deno.test("stdio: initialize echoes each legacy version and falls back to 2025-1
       const reply = await server.request({
         id: i + 1,
         method: "initialize",
-        params: {
-          protocolVersion: version,
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
+        params: initializeParams(version),
       });
       const result = reply.result as Record<string, unknown>;
       const expected = LEGACY_VERSIONS.includes(version) ? version : "2025-11-25";
@@ -178,11 +181,7 @@ Deno.test("stdio: both eras on one connection, interleaved", async () => {
     const init = await server.request({
       id: 2,
       method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
+      params: initializeParams("2025-06-18"),
     });
     assert.equal((init.result as { protocolVersion: string }).protocolVersion, "2025-06-18");
     await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -266,11 +265,7 @@ Deno.test("stdio: stdout carries only protocol lines; stdin EOF ends the process
   await server.request({
     id: 2,
     method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "t", version: "1" },
-    },
+    params: initializeParams("2025-11-25"),
   });
   const { code, lines } = await server.close();
   assert.equal(code, 0);

@@ -70,6 +70,11 @@ function cleanEnv(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
 }
 
+/** Params of a 2025-era `initialize` request asking for `protocolVersion`. */
+export function initializeParams(protocolVersion: string, client = "test") {
+  return { protocolVersion, capabilities: {}, clientInfo: { name: client, version: "1" } };
+}
+
 /** A server process spoken to with raw JSON-RPC lines. */
 export class RawServer {
   readonly #child: Deno.ChildProcess;

@@ -12,3 +12,20 @@ export function sharedDir(): string | undefined {
     return undefined;
   }
 }
+
+/** The bytes of a gzipped file, inflated. */
+export async function gunzipFile(path: string): Promise<Uint8Array> {
+  const gz = await Deno.readFile(path);
+  return new Uint8Array(
+    await new Response(
+      new Blob([gz as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+}
+
+/** The HTML of one of the shared real pages (`pep_8`, `ecma262`, `whatwg_html`). */
+export async function realPageHtml(name: string): Promise<string> {
+  const dir = sharedDir();
+  if (!dir) throw new Error("set PARKOUR_SHARED_DIR to the shared folder to read the real pages");
+  return new TextDecoder().decode(await gunzipFile(`${dir}/fixtures/real/${name}.html.gz`));
+}
