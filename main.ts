@@ -128,7 +128,16 @@ COMMANDS.fetch = {
     "--auto-expand": { kind: "boolean", help: "with --section: include subsections" },
     "--search": { kind: "string", value: "QUERY", help: "keyword search over the page's slices" },
     "--slices": { kind: "string", value: "N,M", help: "slice indexes to return" },
-    "--max-tokens": { kind: "int", value: "N", help: "token budget of the answer (default 5000)" },
+    "--query": {
+      kind: "string",
+      value: "QUESTION",
+      help: "a question in plain words: only the sections that answer it",
+    },
+    "--max-tokens": {
+      kind: "int",
+      value: "N",
+      help: "token budget of the answer (default 5000; with --query 600, range 64-20000)",
+    },
     "--full-page": FULL_PAGE,
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
@@ -200,8 +209,14 @@ async function runPageCommand(
       const maxTokens = typeof flags["--max-tokens"] === "string"
         ? Number(flags["--max-tokens"])
         : undefined;
-      if (maxTokens !== undefined && (maxTokens < 50 || maxTokens > 25000)) {
-        throw new UsageError(`invalid --max-tokens '${maxTokens}'; valid values: 50-25000`);
+      const query = typeof flags["--query"] === "string" ? flags["--query"] : undefined;
+      const [low, high] = query !== undefined ? [64, 20000] : [50, 25000];
+      if (maxTokens !== undefined && (maxTokens < low || maxTokens > high)) {
+        throw new UsageError(
+          `invalid --max-tokens '${maxTokens}'; valid values: ${low}-${high}${
+            query !== undefined ? " with --query" : ""
+          }`,
+        );
       }
       result = await runIncisive(
         {
@@ -210,6 +225,7 @@ async function runPageCommand(
           auto_expand: flags["--auto-expand"] === true,
           search: typeof flags["--search"] === "string" ? flags["--search"] : undefined,
           slices,
+          query,
           max_tokens: maxTokens,
           full_page: flags["--full-page"] === true,
         },

@@ -11,6 +11,12 @@ import { SearchIndex } from "./search.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
 import { buildSlices, type Slice } from "./slices.ts";
 
+/** Something that can say how much memory it holds. */
+export interface Sized {
+  /** Approximate bytes held. */
+  approxBytes(): number;
+}
+
 /** What a Document was made from. */
 export type DocumentKind = "html" | "markdown" | "text" | "json" | "xml" | "pdf";
 
@@ -77,6 +83,7 @@ export class Document {
   #slices?: Slice[];
   #index?: SearchIndex;
   #bySlug?: Map<string, number>;
+  #memos = new Map<symbol, Sized>();
 
   /** Builds the document and its section tree. */
   constructor(init: DocumentInit) {
@@ -153,12 +160,28 @@ export class Document {
     return i >= 0 ? i : undefined;
   }
 
+  /**
+   * A structure derived from the document, built on first use and kept with
+   * it (counted in {@link approxBytes}).
+   */
+  memo<T extends Sized>(key: symbol, build: () => T): T {
+    let value = this.#memos.get(key) as T | undefined;
+    if (value === undefined) this.#memos.set(key, value = build());
+    return value;
+  }
+
+  /** Whether {@link memo} has built `key`. */
+  hasMemo(key: symbol): boolean {
+    return this.#memos.has(key);
+  }
+
   /** Approximate memory held, in bytes (for the page cache). */
   approxBytes(): number {
     let bytes = this.markdown.length * 2 + this.sections.length * 200 + this.anchors.size * 80;
     if (this.#slices) bytes += this.#slices.length * 150;
     // The index: postings and a copy of tokenized text is of the order of the text itself.
     if (this.#index) bytes += this.markdown.length * 3;
+    for (const m of this.#memos.values()) bytes += m.approxBytes();
     return bytes;
   }
 }

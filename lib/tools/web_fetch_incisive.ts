@@ -7,7 +7,9 @@
  *   heading id or the id of anything inside (URL fragments resolve this way);
  *   `auto_expand` includes their subsections;
  * - `search`: BM25 over the page's slices, in the documented query language;
- * - `slices`: slices by index (neighbours of search hits).
+ * - `slices`: slices by index (neighbours of search hits);
+ * - `query`: a question in plain words; the sections that answer it, within
+ *   `max_tokens` (default 600), by query-scoped extraction.
  *
  * @module
  */
@@ -22,6 +24,14 @@ import {
   sectionsView,
   sliceEntries,
 } from "../content/views.ts";
+import {
+  ELISION,
+  extractForQuery,
+  QUERY_DEFAULT_TOKENS,
+  QUERY_MAX_TOKENS,
+  QUERY_MIN_TOKENS,
+} from "../content/query_extract.ts";
+import { estimateTokens } from "../content/tokens.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../envelope/trusted.ts";
@@ -68,7 +78,12 @@ const actionSchema = z.object({
 const schema = z.object({
   url: z.string().describe("http(s) URL; a #fragment selects that section"),
   max_tokens: z.number().int().min(50).max(25000).optional()
-    .describe(`token budget of the answer (default ${DEFAULT_MAX_TOKENS})`),
+    .describe(
+      `token budget of the answer (default ${DEFAULT_MAX_TOKENS}; with query: default ${QUERY_DEFAULT_TOKENS}, ${QUERY_MIN_TOKENS} to ${QUERY_MAX_TOKENS})`,
+    ),
+  query: z.string().max(2000).optional().describe(
+    "a question in plain words: returns only the sections that answer it, within max_tokens",
+  ),
   section: z.union([z.string(), z.array(z.string()).max(50)]).optional()
     .describe("section(s) to return: heading text, slug or id (as listed by the outline)"),
   auto_expand: z.boolean().optional().describe(
@@ -109,6 +124,7 @@ export async function runIncisive(
   const fullPage = args.full_page ?? false;
   const url = pageUrl(args.url, load !== webLoader);
   const search = args.search?.trim() ? args.search : undefined;
+  const query = args.query?.trim() ? args.query.trim() : undefined;
   const slices = list(args.slices);
   let sections = list(args.section).map((s) => s.trim()).filter(Boolean);
   const warnings: ReturnType<typeof trusted.text>[] = [];
@@ -130,7 +146,28 @@ export async function runIncisive(
       "search and slices cannot be combined: search finds slices, slices reads them by index; use one",
     );
   }
-  if (url.fragment !== undefined && sections.length > 0) {
+  if (query !== undefined) {
+    const views = [sections.length > 0 && "section", search !== undefined && "search"]
+      .concat(slices.length > 0 ? ["slices"] : []).filter(Boolean);
+    if (views.length > 0) {
+      throw new ToolError(
+        `query cannot be combined with ${
+          views.join(" or ")
+        }: query picks the sections that answer a question; use one view per call`,
+      );
+    }
+    if (
+      args.max_tokens !== undefined &&
+      (args.max_tokens < QUERY_MIN_TOKENS || args.max_tokens > QUERY_MAX_TOKENS)
+    ) {
+      throw new ToolError(
+        `max_tokens with query must be between ${QUERY_MIN_TOKENS} and ${QUERY_MAX_TOKENS} (got ${args.max_tokens}); leave it out for the default of ${QUERY_DEFAULT_TOKENS}`,
+      );
+    }
+    if (url.fragment !== undefined) {
+      warnings.push(trusted.text`the URL fragment was ignored because query was given`);
+    }
+  } else if (url.fragment !== undefined && sections.length > 0) {
     warnings.push(trusted.text`the URL fragment was ignored because section was given`);
   } else if (url.fragment !== undefined && search === undefined && slices.length === 0) {
     sections = [url.fragment];
@@ -140,7 +177,8 @@ export async function runIncisive(
       "section cannot be combined with search or slices (a URL #fragment counts as a section); use one view per call",
     );
   }
-  const constrained = sections.length > 0 || search !== undefined || slices.length > 0;
+  const constrained = sections.length > 0 || search !== undefined || slices.length > 0 ||
+    query !== undefined;
   const { doc, cached } = await loadPage(
     load,
     url,
@@ -155,6 +193,9 @@ export async function runIncisive(
     throw new ToolError(
       `no text could be extracted from ${url.page}; the page may be an image, a form or empty`,
     );
+  }
+  if (query !== undefined) {
+    return queryAnswer(doc, url, fullPage, fm, query, args.max_tokens ?? QUERY_DEFAULT_TOKENS, ctx);
   }
   if (search !== undefined) {
     return searchAnswer(doc, url, fullPage, fm, search, maxTokens, ctx);
@@ -198,6 +239,83 @@ function fullAnswer(
   }
   return ctx.respond({ frontmatter: fm, fences: [{ content, title: doc.title || undefined }] });
 }
+
+function queryAnswer(
+  doc: Document,
+  url: PageUrl,
+  fullPage: boolean,
+  fm: Frontmatter,
+  query: string,
+  budget: number,
+  ctx: ToolContext,
+): ToolResult {
+  const r = extractForQuery(doc, query, budget);
+  recount(url.page, doc, fullPage);
+  fm.set("query", trusted.echo(query, 300));
+  fm.set("extracted", r.extracted);
+  if (r.confidence !== null) fm.set("extract_confidence", trusted.oneOf(CONFIDENCES, r.confidence));
+  fm.set("sections_selected", r.sectionsSelected);
+  fm.set("total_sections", doc.sections.length);
+  fm.set("original_tokens", r.originalTokens);
+  let content = r.text;
+  if (!r.extracted && r.confidence === null) {
+    fm.set("returned_tokens", r.returnedTokens);
+    fm.append(
+      "note",
+      trusted
+        .text`the page is short (~${r.originalTokens} tokens, within 1.25 × max_tokens or 800), so it is returned whole`,
+    );
+  } else if (!r.extracted) {
+    // No match: the page from the top, cut as the plain view cuts it.
+    const cut = cutToBudget(doc.markdown, Math.max(budget, DEFAULT_MAX_TOKENS));
+    content = cut.text;
+    if (cut.truncated && doc.sections.length > 0) {
+      content += "\n\n---\n\nSections:\n" + sectionList(doc);
+    }
+    fm.set("returned_tokens", estimateTokens(content));
+    if (cut.truncated) fm.set("truncated", true);
+    fm.append(
+      "note",
+      trusted
+        .text`no part of the page matched the question, so this is the page from the top${
+        cut.truncated ? trusted.text`, cut at ~${cut.keptTokens} tokens` : trusted.text``
+      }, not an extract`,
+    );
+    fm.append(
+      "hint",
+      trusted
+        .text`ask again with words the page would use, or call ${
+        toolRef(ctx, "web_fetch_sections")
+      } to scout its outline`,
+    );
+  } else {
+    fm.set("returned_tokens", r.returnedTokens);
+    if (r.overBudget) {
+      fm.append(
+        "note",
+        trusted
+          .text`the best passage is one block (code, table, list or quote) larger than max_tokens, returned whole rather than cut`,
+      );
+    }
+    if (r.confidence === "medium") {
+      fm.append(
+        "hint",
+        trusted
+          .text`the best section covers less than half of the question's words: check the answer, or rephrase with the page's own terms`,
+      );
+    }
+    fm.append(
+      "hint",
+      trusted
+        .text`text left out is marked ${
+        trusted.echo(ELISION, 8)
+      }; read a whole section with section=<heading>, or find exact words with search=`,
+    );
+  }
+  return ctx.respond({ frontmatter: fm, fences: [{ content, title: doc.title || undefined }] });
+}
+
+const CONFIDENCES = ["high", "medium", "low"] as const;
 
 function sectionsAnswer(
   doc: Document,
@@ -379,7 +497,12 @@ Views (one per call):
   (as the outline lists them); several at once as a list; auto_expand=true
   includes all subsections; a #fragment in the URL works the same way;
 - search: keyword search over ~500-token slices of the page, best first;
-- slices: slices by index.
+- slices: slices by index;
+- query: a question in plain words ("how long can a line be"): only the
+  sections that answer it, best first but shown in page order with their
+  headings, within max_tokens (default ${QUERY_DEFAULT_TOKENS}); the frontmatter
+  says how confident the match is (extract_confidence high/medium/low).
+
 
 ${SEARCH_GRAMMAR}
 

@@ -1,0 +1,132 @@
+/**
+ * Query-scoped extraction quality: a question set over the shared real pages
+ * and article pages (shared data, never committed), scored by answer hit
+ * rate (an answer string found verbatim in what is returned) and returned
+ * tokens, side by side with PullMD's published algorithm run on the same
+ * Documents' Markdown.
+ *
+ * ```sh
+ * PARKOUR_SHARED_DIR=/path/to/shared \
+ * PULLMD_DIR=/path/to/a/pullmd/checkout \
+ *   deno run -A bench/query_eval.ts [--set bench/questions/dev.json] [--budget 600] [--misses]
+ * ```
+ *
+ * PullMD is run, not copied: `PULLMD_DIR` names a checkout of its
+ * repository (github.com/resonact0/pullmd); its `lib/query-extract.js` is
+ * imported from there. Without it only our figures are printed.
+ *
+ * Returned tokens are counted with our estimator for both methods (it leans
+ * high; PullMD's own estimate is characters / 4), so the two columns compare.
+ * Latency is the median over questions after one warm-up pass, with each
+ * page's index already built (the cached case): a shared 2-core machine, so
+ * compare the ratio.
+ */
+import { extractForQuery, QUERY_DEFAULT_TOKENS } from "../lib/content/query_extract.ts";
+import { estimateTokens } from "../lib/content/tokens.ts";
+import { sharedDir } from "../tests/support/shared.ts";
+import { type Question, questionPage, readQuestions } from "./question_pages.ts";
+
+if (!sharedDir()) {
+  console.error("query extraction evaluation SKIPPED: set PARKOUR_SHARED_DIR to the shared folder");
+  Deno.exit(0);
+}
+const arg = (name: string) => {
+  const i = Deno.args.indexOf(name);
+  return i >= 0 ? Deno.args[i + 1] : undefined;
+};
+const setPath = arg("--set") ?? new URL("./questions/dev.json", import.meta.url).pathname;
+const budget = Number(arg("--budget") ?? QUERY_DEFAULT_TOKENS);
+const showMisses = Deno.args.includes("--misses");
+const questions = await readQuestions(setPath);
+
+type Extract = (markdown: string, doc: Awaited<ReturnType<typeof questionPage>>, q: string) => {
+  text: string;
+  extracted: boolean;
+};
+
+const methods: { name: string; run: Extract }[] = [{
+  name: "parkour",
+  run: (_md, doc, q) => extractForQuery(doc, q, budget),
+}];
+const pullmdDir = Deno.env.get("PULLMD_DIR");
+if (pullmdDir) {
+  const mod = await import(`file://${pullmdDir}/lib/query-extract.js`);
+  methods.push({
+    name: "PullMD",
+    run: (md, _doc, q) => {
+      const r = mod.queryExtract(md, q, { maxTokens: budget });
+      return { text: r.markdown, extracted: r.extracted };
+    },
+  });
+} else console.error("PullMD column SKIPPED: set PULLMD_DIR to a checkout of its repository");
+
+const groups = (q: Question) => q.page.startsWith("article:") ? "articles" : q.page.slice(5);
+const docs = new Map<string, Awaited<ReturnType<typeof questionPage>>>();
+for (const q of questions) {
+  if (!docs.has(q.page)) docs.set(q.page, await questionPage(q.page));
+}
+// Questions whose answers are not on the page are a broken set, not a miss.
+for (const q of questions) {
+  const md = docs.get(q.page)!.markdown;
+  if (!q.answers.some((a) => md.includes(a))) throw new Error(`answer not on page: ${q.question}`);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : 0;
+}
+
+console.log(
+  `${questions.length} questions over ${docs.size} pages, budget ${budget} tokens (${setPath})`,
+);
+console.log(
+  "| method | set | questions | hit rate | extracted | hit rate when extracted | median tokens returned | mean tokens returned | median ms |",
+);
+console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+for (const method of methods) {
+  for (const q of questions) method.run(docs.get(q.page)!.markdown, docs.get(q.page)!, q.question);
+  const rows = new Map<
+    string,
+    { hit: number; n: number; ext: number; extHit: number; tokens: number[]; ms: number[] }
+  >();
+  const misses: string[] = [];
+  for (const q of questions) {
+    const doc = docs.get(q.page)!;
+    const t = performance.now();
+    const r = method.run(doc.markdown, doc, q.question);
+    const ms = performance.now() - t;
+    const hit = q.answers.some((a) => r.text.includes(a));
+    if (!hit) misses.push(`${q.page.slice(0, 24)} | ${q.question}`);
+    for (const key of ["all", groups(q)]) {
+      let row = rows.get(key);
+      if (!row) rows.set(key, row = { hit: 0, n: 0, ext: 0, extHit: 0, tokens: [], ms: [] });
+      row.n++;
+      if (hit) row.hit++;
+      if (r.extracted) {
+        row.ext++;
+        if (hit) row.extHit++;
+      }
+      row.tokens.push(estimateTokens(r.text));
+      row.ms.push(ms);
+    }
+  }
+  for (
+    const [key, row] of [...rows].sort((
+      a,
+      b,
+    ) => (a[0] === "all" ? -1 : b[0] === "all" ? 1 : a[0].localeCompare(b[0])))
+  ) {
+    const pct = (x: number, n: number) => n ? `${(100 * x / n).toFixed(1)}%` : "-";
+    const mean = row.tokens.reduce((a, b) => a + b, 0) / row.n;
+    console.log(
+      `| ${method.name} | ${key} | ${row.n} | ${pct(row.hit, row.n)} | ${row.ext} | ${
+        pct(row.extHit, row.ext)
+      } | ${median(row.tokens)} | ${mean.toFixed(0)} | ${median(row.ms).toFixed(2)} |`,
+    );
+  }
+  if (showMisses) {
+    console.log(`\n${method.name} misses:`);
+    for (const m of misses) console.log("  " + m);
+    console.log();
+  }
+}

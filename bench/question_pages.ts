@@ -1,0 +1,57 @@
+/**
+ * The pages the question sets are written over, as Documents: the real
+ * pages of the shared captures and the article-extraction development pages
+ * (shared data, never committed; found through PARKOUR_SHARED_DIR).
+ *
+ * A page id is `real:<name>` (`pep_8`, `ecma262`, `whatwg_html`) or
+ * `article:<key>` (a key of the dataset's ground truth).
+ */
+import type { Document } from "../lib/content/document.ts";
+import { htmlDocument } from "../lib/content/pipeline.ts";
+import { decodeText } from "../lib/net/charset.ts";
+import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
+import { PAGES } from "./pages.ts";
+
+/** One question: plain words, and strings any one of which, found verbatim, answers it. */
+export interface Question {
+  /** Page id. */
+  page: string;
+  /** The question as a person would ask it. */
+  question: string;
+  /** Answer strings, verbatim in the page's Markdown. */
+  answers: string[];
+}
+
+const cache = new Map<string, Document>();
+
+/** The Document of a page id (throws when the shared folder is missing). */
+export async function questionPage(id: string): Promise<Document> {
+  const hit = cache.get(id);
+  if (hit) return hit;
+  const shared = sharedDir();
+  if (!shared) throw new Error("set PARKOUR_SHARED_DIR to the shared folder");
+  const [kind, name] = [id.slice(0, id.indexOf(":")), id.slice(id.indexOf(":") + 1)];
+  let doc: Document;
+  if (kind === "real") {
+    const page = PAGES.find((p) => p.name === name);
+    if (!page) throw new Error(`unknown real page ${name}`);
+    const raw = await gunzipFile(`${shared}/fixtures/real/${name}.html.gz`);
+    doc = htmlDocument(decodeText(raw, "text/html").text, page.url);
+  } else if (kind === "article") {
+    const dataset = `${shared}/datasets/article-extraction`;
+    const truth = JSON.parse(await Deno.readTextFile(`${dataset}/ground-truth.json`)) as Record<
+      string,
+      { url: string }
+    >;
+    if (!truth[name]) throw new Error(`unknown article ${name}`);
+    const raw = await gunzipFile(`${dataset}/html/${name}.html.gz`);
+    doc = htmlDocument(decodeText(raw, "text/html").text, truth[name].url);
+  } else throw new Error(`page id must start with real: or article:, got ${id}`);
+  cache.set(id, doc);
+  return doc;
+}
+
+/** Reads a question set file. */
+export async function readQuestions(path: string): Promise<Question[]> {
+  return JSON.parse(await Deno.readTextFile(path)) as Question[];
+}

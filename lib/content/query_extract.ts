@@ -1,0 +1,657 @@
+/**
+ * Query-scoped extraction: the parts of a Document that answer a question,
+ * within a token budget.
+ *
+ * The page is read as **units**: paragraphs, code blocks, tables, lists and
+ * quotes, each kept whole. (A list or table larger than
+ * {@link SPLIT_TOKENS} is divided at its top-level items or rows, so a huge
+ * algorithm or index table can still be quoted in part; a row is always
+ * shown under its table's header.) Each unit belongs to the section whose
+ * own text holds it.
+ *
+ * A question is reduced to content-word stems (see `question.ts`). Sections
+ * are ranked by Okapi BM25 over their own text, plus the weight of the
+ * question's terms found in their heading (strongly) and their ancestors'
+ * headings (weakly), scaled by how many of the question's terms the section
+ * and its heading path cover. The best sections are then taken in rank
+ * order while they fit: whole when they do (with their subsections when the
+ * heading has almost no text of its own); a best section too large for the
+ * budget is cut to its best units instead, by unit BM25, each chosen unit
+ * pulling in its neighbours with decaying priority so an answer keeps its
+ * lead-in and follow-up. The result is in document order, with each
+ * region's heading ancestry and an elision marker over every gap.
+ *
+ * The contract around it follows PullMD's where that is right: a page
+ * estimated at no more than `max(800, 1.25 × budget)` tokens comes back
+ * whole (confidence null); a question that matches nothing returns the
+ * whole page with confidence `low`; confidence is `high` when the first
+ * selected section covers at least half of the question's terms, else
+ * `medium`; a page with fewer than two headings is ranked by units.
+ *
+ * The index (postings of unit terms) is built once per Document, on the
+ * first question, so later questions cost only the postings of their terms.
+ *
+ * @module
+ */
+import type { Document } from "./document.ts";
+import { questionTerms, scanTerms } from "./question.ts";
+import { blocks } from "./slices.ts";
+import { estimateTokens, tokenWeight } from "./tokens.ts";
+
+/** Default budget when a question is given. */
+export const QUERY_DEFAULT_TOKENS = 600;
+/** Smallest budget accepted with a question. */
+export const QUERY_MIN_TOKENS = 64;
+/** Largest budget accepted with a question. */
+export const QUERY_MAX_TOKENS = 20000;
+/** Lists and tables larger than this are divided into items or rows. */
+export const SPLIT_TOKENS = 400;
+/** The marker put where text was left out. */
+export const ELISION = "[…]";
+
+/** How sure the extraction is that it found the answer. */
+export type ExtractConfidence = "high" | "medium" | "low";
+
+/** The result of {@link extractForQuery}. */
+export interface QueryExtraction {
+  /** The Markdown to return. */
+  text: string;
+  /** False when the whole page is returned (small page, or no match). */
+  extracted: boolean;
+  /** Null when the page was small enough to return whole without ranking. */
+  confidence: ExtractConfidence | null;
+  /** Sections (in unit mode: regions) selected. */
+  sectionsSelected: number;
+  /** Indexes of the sections text was taken from, in document order. */
+  sections: number[];
+  /** Estimated tokens of the whole page. */
+  originalTokens: number;
+  /** Estimated tokens returned. */
+  returnedTokens: number;
+  /** True when a single unit larger than the budget was returned whole. */
+  overBudget: boolean;
+}
+
+type UnitKind = "text" | "code" | "table" | "list" | "quote" | "item" | "row";
+
+interface Unit {
+  start: number;
+  end: number;
+  kind: UnitKind;
+  /** Section owning it (-1 before the first heading). */
+  section: number;
+  /** Token weight of its text. */
+  cost: number;
+  /** For rows: the table's header and delimiter lines. */
+  head?: [number, number];
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/** Weight of a question term in a section's own heading. */
+const HEADING_WEIGHT = 2.5;
+/** Weight of a question term in an ancestor's heading. */
+const ANCESTOR_WEIGHT = 0.6;
+/** Sections scoring under this share of the best are not taken. */
+const MIN_SHARE = 0.2;
+/** A heading with less text than this (tokens) brings its subsections along. */
+const THIN_SECTION = 40;
+/** Separator cost between pieces (a blank line). */
+const GAP = 0.5;
+
+const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}[.)])[ \t]/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$/;
+
+function kindOf(text: string): UnitKind {
+  const nl = text.indexOf("\n");
+  const first = nl < 0 ? text : text.slice(0, nl);
+  if (/^ {0,3}(?:```|~~~)/.test(first)) return "code";
+  if (isTable(text)) return "table";
+  if (LIST_ITEM.test(first)) return "list";
+  if (/^ {0,3}>/.test(first)) return "quote";
+  return "text";
+}
+
+/** A header line with a pipe, then a delimiter row. */
+function isTable(text: string): boolean {
+  const nl = text.indexOf("\n");
+  if (nl < 0 || !text.slice(0, nl).includes("|")) return false;
+  const next = text.indexOf("\n", nl + 1);
+  const second = text.slice(nl + 1, next < 0 ? text.length : next);
+  return second.includes("-") && TABLE_DELIMITER.test(second);
+}
+
+/** The per-Document index: units, their term postings and heading terms. */
+export class QueryIndex {
+  /** Units in document order. */
+  readonly units: Unit[] = [];
+  /** term → flat [unit, tf, unit, tf, …] in unit order. */
+  readonly postings = new Map<string, number[]>();
+  /** Terms per unit. */
+  readonly unitLength: Float64Array;
+  /** First unit of each section's own text (and of the preamble at index `sections.length`). */
+  readonly firstUnit: Int32Array;
+  /** One past the last unit of each section's own text. */
+  readonly endUnit: Int32Array;
+  /** Terms in each section's own text. */
+  readonly sectionLength: Float64Array;
+  /** Distinct stems of each section's heading. */
+  readonly headingTerms: Set<string>[];
+  /** term → sections whose heading holds it. */
+  readonly headingPostings = new Map<string, number[]>();
+  /** Average terms per unit. */
+  readonly avgUnit: number;
+  /** Average terms per section (own text). */
+  readonly avgSection: number;
+
+  constructor(readonly doc: Document) {
+    const md = doc.markdown;
+    const sections = doc.sections;
+    this.#collect(md);
+    const n = this.units.length;
+    this.unitLength = new Float64Array(n);
+    let total = 0;
+    for (let u = 0; u < n; u++) {
+      const unit = this.units[u];
+      const counts = new Map<string, number>();
+      let len = 0;
+      scanTerms(md.slice(unit.start, unit.end), (t) => {
+        counts.set(t, (counts.get(t) ?? 0) + 1);
+        len++;
+      });
+      this.unitLength[u] = len;
+      total += len;
+      for (const [t, c] of counts) {
+        let p = this.postings.get(t);
+        if (!p) this.postings.set(t, p = []);
+        p.push(u, c);
+      }
+    }
+    this.avgUnit = n > 0 ? Math.max(1, total / n) : 1;
+    const slots = sections.length + 1;
+    this.firstUnit = new Int32Array(slots).fill(-1);
+    this.endUnit = new Int32Array(slots).fill(-1);
+    this.sectionLength = new Float64Array(slots);
+    for (let u = 0; u < n; u++) {
+      const s = this.slot(this.units[u].section);
+      if (this.firstUnit[s] < 0) this.firstUnit[s] = u;
+      this.endUnit[s] = u + 1;
+      this.sectionLength[s] += this.unitLength[u];
+    }
+    let withText = 0;
+    for (let s = 0; s < slots; s++) if (this.firstUnit[s] >= 0) withText++;
+    this.avgSection = withText > 0 ? Math.max(1, total / withText) : 1;
+    this.headingTerms = sections.map((s, i) => {
+      const terms = new Set<string>();
+      scanTerms(s.title, (t) => terms.add(t));
+      for (const t of terms) {
+        let p = this.headingPostings.get(t);
+        if (!p) this.headingPostings.set(t, p = []);
+        p.push(i);
+      }
+      return terms;
+    });
+  }
+
+  /** The array slot of a section (-1, the preamble, is the last slot). */
+  slot(section: number): number {
+    return section < 0 ? this.doc.sections.length : section;
+  }
+
+  /** Approximate memory held, in bytes. */
+  approxBytes(): number {
+    let entries = 0;
+    for (const p of this.postings.values()) entries += p.length;
+    return entries * 8 + this.postings.size * 60 + this.units.length * 80;
+  }
+
+  #collect(md: string): void {
+    const sections = this.doc.sections;
+    let si = -1; // section owning the current position
+    const sectionOf = (offset: number): number => {
+      while (si + 1 < sections.length && sections[si + 1].start <= offset) si++;
+      return si;
+    };
+    const raw = blocks(md).filter((b) => !b.heading);
+    for (let i = 0; i < raw.length; i++) {
+      let { start, end } = raw[i];
+      const text = md.slice(start, end);
+      const kind = kindOf(text);
+      const section = sectionOf(start);
+      // A list or quote continues over blank lines: indented blocks, further items.
+      if (kind === "list" || kind === "quote") {
+        while (i + 1 < raw.length && sectionOf(raw[i + 1].start) === section) {
+          const next = md.slice(raw[i + 1].start, raw[i + 1].end);
+          const continues = kind === "list"
+            ? LIST_ITEM.test(next) || /^(?: {2,}|\t)/.test(next)
+            : /^ {0,3}>/.test(next);
+          if (!continues) break;
+          end = raw[++i].end;
+        }
+      }
+
+      const cost = tokenWeight(md.slice(start, end));
+      if (cost > SPLIT_TOKENS && (kind === "list" || kind === "table")) {
+        this.#split(md, start, end, kind, section);
+      } else this.units.push({ start, end, kind, section, cost });
+    }
+  }
+
+  /** Divides a large list at its top-level items, a large table at its rows. */
+  #split(md: string, start: number, end: number, kind: UnitKind, section: number): void {
+    const lines: [number, number][] = [];
+    for (let p = start; p < end;) {
+      let nl = md.indexOf("\n", p);
+      if (nl < 0 || nl > end) nl = end;
+      lines.push([p, nl]);
+      p = nl + 1;
+    }
+    if (kind === "table") {
+      const head: [number, number] = [lines[0][0], lines[1][1]];
+      for (const [a, b] of lines.slice(2)) {
+        this.units.push({
+          start: a,
+          end: b,
+          kind: "row",
+          section,
+          cost: tokenWeight(md.slice(a, b)),
+          head,
+        });
+      }
+      return;
+    }
+    const indent = /^ */.exec(md.slice(lines[0][0], lines[0][1]))![0].length;
+    let itemStart = lines[0][0];
+    let fence = false;
+    const push = (a: number, b: number) => {
+      const text = md.slice(a, b).trimEnd();
+      if (text.trim() !== "") {
+        this.units.push({
+          start: a,
+          end: a + text.length,
+          kind: "item",
+          section,
+          cost: tokenWeight(text),
+        });
+      }
+    };
+    for (let k = 1; k < lines.length; k++) {
+      const line = md.slice(lines[k][0], lines[k][1]);
+      if (/^\s*(?:```|~~~)/.test(line)) fence = !fence;
+      if (fence) continue;
+      const m = LIST_ITEM.exec(line);
+      if (m && m[1].length === indent) {
+        push(itemStart, lines[k][0]);
+        itemStart = lines[k][0];
+      }
+    }
+    push(itemStart, end);
+  }
+}
+
+const QUERY_INDEX = Symbol("query index");
+
+/** The index of `doc` (built on first use and kept with the Document). */
+export function queryIndex(doc: Document): QueryIndex {
+  return doc.memo(QUERY_INDEX, () => new QueryIndex(doc));
+}
+
+/** Whether the query index of `doc` is built. */
+export function hasQueryIndex(doc: Document): boolean {
+  return doc.hasMemo(QUERY_INDEX);
+}
+
+interface Ranked {
+  /** Section (-1 for the preamble). */
+  section: number;
+  score: number;
+  /** Share of the question's terms in its text and heading path. */
+  coverage: number;
+}
+
+function bm25(tf: number, len: number, avg: number): number {
+  return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
+}
+
+function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** Whole-page answers. */
+function whole(
+  doc: Document,
+  confidence: ExtractConfidence | null,
+  tokens: number,
+): QueryExtraction {
+  return {
+    text: doc.markdown,
+    extracted: false,
+    confidence,
+    sectionsSelected: 0,
+    sections: [],
+    originalTokens: tokens,
+    returnedTokens: tokens,
+    overBudget: false,
+  };
+}
+
+/**
+ * Extracts the parts of `doc` that answer `query` within `maxTokens`
+ * (clamped to {@link QUERY_MIN_TOKENS}..{@link QUERY_MAX_TOKENS}).
+ */
+export function extractForQuery(
+  doc: Document,
+  query: string,
+  maxTokens: number = QUERY_DEFAULT_TOKENS,
+): QueryExtraction {
+  const budget = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, Math.floor(maxTokens)));
+  const originalTokens = estimateTokens(doc.markdown);
+  if (originalTokens <= Math.max(800, Math.floor(1.25 * budget))) {
+    return whole(doc, null, originalTokens);
+  }
+  const { terms } = questionTerms(query);
+  if (terms.length === 0) return whole(doc, "low", originalTokens);
+  const index = queryIndex(doc);
+  const units = index.units;
+  const n = units.length;
+  if (n === 0) return whole(doc, "low", originalTokens);
+
+  // Unit scores and per-section term frequencies.
+  const unitScore = new Map<number, number>();
+  const sectionTf = new Map<number, Map<number, number>>(); // slot → term index → tf
+  const sectionDf = new Array<number>(terms.length).fill(0);
+  const sections = doc.sections;
+  for (let q = 0; q < terms.length; q++) {
+    const p = index.postings.get(terms[q]);
+    if (!p) continue;
+    const w = idf(n, p.length / 2);
+    let lastSlot = -1;
+    for (let k = 0; k < p.length; k += 2) {
+      const u = p[k];
+      const tf = p[k + 1];
+      unitScore.set(u, (unitScore.get(u) ?? 0) + w * bm25(tf, index.unitLength[u], index.avgUnit));
+      const slot = index.slot(units[u].section);
+      if (slot !== lastSlot) {
+        sectionDf[q]++;
+        lastSlot = slot;
+      }
+      let m = sectionTf.get(slot);
+      if (!m) sectionTf.set(slot, m = new Map());
+      m.set(q, (m.get(q) ?? 0) + tf);
+    }
+  }
+  const headed = new Map<number, Set<number>>(); // section → question terms in its heading
+  for (let q = 0; q < terms.length; q++) {
+    for (const s of index.headingPostings.get(terms[q]) ?? []) {
+      let set = headed.get(s);
+      if (!set) headed.set(s, set = new Set());
+      set.add(q);
+    }
+  }
+  const slots = sections.length + 1;
+  const sectionIdf = terms.map((t, q) =>
+    idf(slots, Math.max(sectionDf[q], index.headingPostings.get(t)?.length ?? 0))
+  );
+
+  const unitMode = sections.length < 2;
+  const ranked: Ranked[] = [];
+  if (!unitMode) {
+    const candidates = new Set<number>([...sectionTf.keys()]);
+    for (const s of headed.keys()) candidates.add(s);
+    for (const slot of candidates) {
+      const section = slot === sections.length ? -1 : slot;
+      const tf = sectionTf.get(slot);
+      const covered = new Set<number>(tf?.keys() ?? []);
+      let score = 0;
+      if (tf) {
+        for (const [q, f] of tf) {
+          score += sectionIdf[q] * bm25(f, index.sectionLength[slot], index.avgSection);
+        }
+      }
+      if (section >= 0) {
+        for (const q of headed.get(section) ?? []) {
+          score += HEADING_WEIGHT * sectionIdf[q];
+          covered.add(q);
+        }
+        for (let a = sections[section].parent; a >= 0; a = sections[a].parent) {
+          for (const q of headed.get(a) ?? []) {
+            if (!covered.has(q)) score += ANCESTOR_WEIGHT * sectionIdf[q];
+            covered.add(q);
+          }
+        }
+      }
+      const coverage = covered.size / terms.length;
+      score *= 0.4 + 0.6 * coverage;
+      if (score > 0) ranked.push({ section, score, coverage });
+    }
+    ranked.sort((a, b) => b.score - a.score || a.section - b.section);
+    if (ranked.length === 0) return whole(doc, "low", originalTokens);
+  } else if (unitScore.size === 0) return whole(doc, "low", originalTokens);
+
+  const picker = new Picker(doc, index, budget, unitScore);
+  let confidence: ExtractConfidence = "medium";
+  if (unitMode) {
+    picker.pickWithin(0, n, true);
+    let best = -1;
+    let bestScore = 0;
+    for (const [u, s] of unitScore) {
+      if (s > bestScore || (s === bestScore && u < best)) [best, bestScore] = [u, s];
+    }
+    const covered = new Set<string>();
+    scanTerms(doc.markdown.slice(units[best].start, units[best].end), (t) => covered.add(t));
+    if (terms.filter((t) => covered.has(t)).length * 2 >= terms.length) confidence = "high";
+  } else {
+    const top = ranked[0].score;
+    let first = true;
+    for (const r of ranked) {
+      if (r.score < MIN_SHARE * top || picker.remaining() < 24) break;
+      const took = picker.pickSection(r.section, first);
+      if (took && first) {
+        confidence = r.coverage >= 0.5 ? "high" : "medium";
+        first = false;
+      }
+    }
+  }
+  return picker.render(confidence, originalTokens, unitMode);
+}
+
+/** Chooses units under a budget and renders them. */
+class Picker {
+  readonly chosen = new Set<number>();
+  readonly shownHeadings = new Set<number>();
+  readonly touched = new Set<number>();
+  /** Starts with the closing marker reserved. */
+  used = 2.5;
+  overBudget = false;
+  #regions = 0;
+
+  constructor(
+    readonly doc: Document,
+    readonly index: QueryIndex,
+    readonly budget: number,
+    readonly scores: Map<number, number>,
+  ) {}
+
+  remaining(): number {
+    return this.budget - this.used;
+  }
+
+  /** Cost of the headings from the root to `section` not yet shown. */
+  headingCost(section: number): number {
+    let cost = 0;
+    for (let s = section; s >= 0; s = this.doc.sections[s].parent) {
+      if (!this.shownHeadings.has(s)) cost += tokenWeight(this.headingLine(s)) + GAP;
+    }
+    return cost;
+  }
+
+  headingLine(s: number): string {
+    const sec = this.doc.sections[s];
+    return this.doc.markdown.slice(sec.start, sec.bodyStart).trimEnd();
+  }
+
+  unitCost(u: number): number {
+    const unit = this.index.units[u];
+    let cost = unit.cost + GAP;
+    if (unit.head && !this.chosen.has(u - 1)) {
+      cost += tokenWeight(this.index.doc.markdown.slice(unit.head[0], unit.head[1])) + GAP;
+    }
+    // A gap before it costs a marker.
+    if (!this.chosen.has(u - 1)) cost += 2;
+    return cost;
+  }
+
+  take(u: number): void {
+    const unit = this.index.units[u];
+    this.used += this.unitCost(u) + this.headingCost(unit.section);
+    for (let s = unit.section; s >= 0; s = this.doc.sections[s].parent) this.shownHeadings.add(s);
+    this.chosen.add(u);
+    this.touched.add(unit.section);
+  }
+
+  fits(u: number): boolean {
+    const unit = this.index.units[u];
+    return this.used + this.unitCost(u) + this.headingCost(unit.section) <= this.budget;
+  }
+
+  /** Takes a section whole, or its best units when it does not fit. */
+  pickSection(section: number, first: boolean): boolean {
+    const slot = this.index.slot(section);
+    const a = this.index.firstUnit[slot];
+    const b = this.index.endUnit[slot];
+    const before = this.chosen.size;
+    if (a >= 0) {
+      let cost = this.headingCost(section);
+      for (let u = a; u < b; u++) if (!this.chosen.has(u)) cost += this.index.units[u].cost + GAP;
+      if (this.used + cost + 2 <= this.budget) {
+        for (let u = a; u < b; u++) if (!this.chosen.has(u)) this.take(u);
+      } else if (first || this.remaining() >= 150) {
+        this.pickWithin(a, b, first);
+      }
+    }
+    // A heading with little text of its own: bring its subsections while they fit.
+    if (section >= 0) {
+      const sec = this.doc.sections[section];
+      const own = a >= 0 ? this.sumCost(a, b) : 0;
+      if (own < THIN_SECTION && sec.children.length > 0 && (a < 0 || this.chosen.has(a))) {
+        for (let s = section + 1; s < this.doc.sections.length; s++) {
+          if (this.doc.sections[s].start >= sec.subtreeEnd) break;
+          const ss = this.index.slot(s);
+          const fa = this.index.firstUnit[ss];
+          if (fa < 0) continue;
+          let stop = false;
+          for (let u = fa; u < this.index.endUnit[ss]; u++) {
+            if (this.chosen.has(u)) continue;
+            if (!this.fits(u)) {
+              stop = true;
+              break;
+            }
+            this.take(u);
+          }
+          if (stop) break;
+        }
+      }
+    }
+    return this.chosen.size > before;
+  }
+
+  sumCost(a: number, b: number): number {
+    let c = 0;
+    for (let u = a; u < b; u++) c += this.index.units[u].cost;
+    return c;
+  }
+
+  /**
+   * The best units of the range [a, b): by score, each chosen unit raising
+   * its neighbours' priority so answers keep their context.
+   */
+  pickWithin(a: number, b: number, forceFirst: boolean): void {
+    const priority = new Map<number, number>();
+    for (const [u, s] of this.scores) {
+      if (u >= a && u < b && !this.chosen.has(u)) priority.set(u, s);
+    }
+    if (priority.size === 0) {
+      // Matched by its heading only: its text from the start.
+      for (let u = a; u < Math.min(b, a + 3); u++) priority.set(u, 1 / (1 + u - a));
+    }
+    let top = 0;
+    for (const s of priority.values()) top = Math.max(top, s);
+    let taken = 0;
+    while (priority.size > 0 && this.remaining() > 12) {
+      let best = -1;
+      let bestP = -1;
+      for (const [u, p] of priority) {
+        if (p > bestP || (p === bestP && u < best)) [best, bestP] = [u, p];
+      }
+      priority.delete(best);
+      if (bestP < 0.05 * top) break;
+      if (!this.fits(best)) {
+        if (taken === 0 && forceFirst) {
+          this.take(best);
+          this.overBudget = this.used > this.budget;
+          taken++;
+          if (this.overBudget) break;
+        }
+        continue;
+      }
+      this.take(best);
+      taken++;
+      for (const [v, decay] of [[best + 1, 0.55], [best - 1, 0.4]] as const) {
+        if (v < a || v >= b || this.chosen.has(v)) continue;
+        const p = Math.max(priority.get(v) ?? 0, this.scores.get(v) ?? 0, bestP * decay);
+        priority.set(v, p);
+      }
+    }
+  }
+
+  render(
+    confidence: ExtractConfidence,
+    originalTokens: number,
+    unitMode: boolean,
+  ): QueryExtraction {
+    const md = this.doc.markdown;
+    const units = this.index.units;
+    const order = [...this.chosen].sort((x, y) => x - y);
+    const parts: string[] = [];
+    const printed = new Set<number>();
+    let prev = -2;
+    let regions = 0;
+    for (const u of order) {
+      const unit = units[u];
+      const contiguous = u === prev + 1;
+      if (!contiguous) {
+        if (prev !== -2 || u > 0) parts.push(ELISION);
+        regions++;
+      }
+      // Headings from the root down, those not printed yet.
+      const path: number[] = [];
+      for (let s = unit.section; s >= 0 && !printed.has(s); s = this.doc.sections[s].parent) {
+        path.unshift(s);
+      }
+      for (const s of path) {
+        parts.push(this.headingLine(s));
+        printed.add(s);
+      }
+      if (unit.head && (!contiguous || path.length > 0)) {
+        parts.push(md.slice(unit.head[0], unit.head[1]) + "\n" + md.slice(unit.start, unit.end));
+      } else if ((unit.kind === "row" || unit.kind === "item") && contiguous && path.length === 0) {
+        parts[parts.length - 1] += "\n" + md.slice(unit.start, unit.end);
+      } else parts.push(md.slice(unit.start, unit.end));
+      prev = u;
+    }
+    if (order.length > 0 && order[order.length - 1] < units.length - 1) parts.push(ELISION);
+    const text = parts.join("\n\n");
+    this.#regions = regions;
+    const sections = [...this.touched].filter((s) => s >= 0).sort((x, y) => x - y);
+    return {
+      text,
+      extracted: true,
+      confidence,
+      sectionsSelected: unitMode ? this.#regions : this.touched.size,
+      sections,
+      originalTokens,
+      returnedTokens: estimateTokens(text),
+      overBudget: this.overBudget,
+    };
+  }
+}
