@@ -11,6 +11,7 @@ import { log } from "../log.ts";
 import { type ToolDefinition, ToolRegistry } from "../tools/registry.ts";
 import { type HttpServerHandle, serveHttp } from "./http.ts";
 import { createMcpServer } from "./mcp.ts";
+import { createRestApi, type RestApi } from "./rest.ts";
 import { MAX_MESSAGE_BYTES, serveStdio } from "./stdio.ts";
 
 /** What an app is built from. */
@@ -29,6 +30,8 @@ export interface App {
   registry: ToolRegistry;
   /** The per-request MCP handler (both eras). */
   handler: McpHttpHandler;
+  /** The HTTP API served beside `/mcp` (`/api`, `/api/sections`, `/api/stream`, ...). */
+  rest: RestApi;
   /** Serves stdio until input ends. */
   serveStdio(): Promise<void>;
   /** Serves HTTP; resolves the handle once bound. */
@@ -49,19 +52,26 @@ export function createApp(options: AppOptions): App {
     maxRequestBodySize: MAX_MESSAGE_BYTES,
     onerror: (error) => log("debug", "mcp handler", error.message),
   });
+  const rest = createRestApi();
   return {
     registry,
     handler,
+    rest,
     serveStdio: () => serveStdio({ modern: handler, legacy: factory }),
     serveHttp: (onListen) =>
       serveHttp({
         handler,
+        rest,
         host: options.config.http.host,
         port: options.config.http.port,
         token: options.config.http.token,
         allowedHosts: options.config.http.allowedHosts,
         allowedOrigins: options.config.http.allowedOrigins,
-        onListen,
+        onListen: (address) => {
+          onListen?.(address);
+          const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
+          log("info", `HTTP API at http://${host}:${address.port}/api (see /openapi.json)`);
+        },
       }),
   };
 }

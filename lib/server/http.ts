@@ -1,5 +1,7 @@
 /**
- * MCP over Streamable HTTP at `/mcp`, both eras, behind three gates.
+ * MCP over Streamable HTTP at `/mcp`, both eras, and the REST API of
+ * `rest.ts` (`/api`, `/api/sections`, `/api/stream`, `/healthz`,
+ * `/openapi.json`), behind the same three gates.
  *
  * 1. **Host** (DNS-rebinding protection): on a loopback bind only
  *    `localhost`, `127.0.0.1` and `[::1]` (any port) are accepted, plus
@@ -11,7 +13,9 @@
  *    Otherwise 403.
  * 3. **Token**: with `PARKOUR_HTTP_TOKEN` set, every request needs
  *    `Authorization: Bearer <token>`; otherwise 401. Binding a non-loopback
- *    address without a token is refused at start.
+ *    address without a token is refused at start. `/healthz` alone is served
+ *    without the token (probes carry no credentials; it tells only the
+ *    version), but still passes the Host and Origin gates.
  *
  * Behind the gates the SDK's per-request handler serves 2026-07-28 traffic
  * (POST only; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` checked
@@ -22,11 +26,14 @@
  */
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import { log } from "../log.ts";
+import { type RestApi, restPath, TOKEN_FREE_PATHS } from "./rest.ts";
 
 /** Settings of {@link serveHttp}. */
 export interface HttpServeOptions {
   /** The MCP handler. */
   handler: McpHttpHandler;
+  /** The REST API (`/api`, `/healthz`, ...); without it only `/mcp` is served. */
+  rest?: RestApi;
   /** Address to bind. */
   host: string;
   /** Port (0 for any free port). */
@@ -86,10 +93,23 @@ function sameSecret(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** Builds the request handler with its gates (exported for tests and embedding). */
-export function gatedHandler(
-  options: Omit<HttpServeOptions, "port" | "onListen" | "signal">,
-): (request: Request) => Promise<Response> {
+/** A request a gate refused: status, category and message. */
+export interface GateRefusal {
+  /** HTTP status (401 or 403). */
+  status: number;
+  /** Category: `forbidden_host`, `forbidden_origin` or `unauthorized`. */
+  kind: "forbidden_host" | "forbidden_origin" | "unauthorized";
+  /** What happened and what to do. */
+  message: string;
+}
+
+/**
+ * The three gates as one check: undefined when the request may pass, else
+ * the refusal. `needsToken` is false for paths served without the token.
+ */
+export function gates(
+  options: Pick<HttpServeOptions, "host" | "token" | "allowedHosts" | "allowedOrigins">,
+): (request: Request, needsToken: boolean) => GateRefusal | undefined {
   const bindLoopback = isLoopback(options.host);
   const allowedHosts = new Set(
     (options.allowedHosts ?? []).map((h) => h.toLowerCase().replace(/^\[|\]$/g, "")),
@@ -104,23 +124,17 @@ export function gatedHandler(
     (options.allowedOrigins ?? []).map((o) => o.replace(/\/$/, "").toLowerCase()),
   );
 
-  return async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    if (url.pathname !== "/mcp" && url.pathname !== "/mcp/") {
-      return Response.json(
-        { error: "not found", hint: "the MCP endpoint is /mcp" },
-        { status: 404 },
-      );
-    }
+  return (request, needsToken) => {
     const hostHeader = request.headers.get("host");
     const hostname = hostHeader ? hostnameOf(hostHeader) : undefined;
     if (!anyHost && (!hostname || !allowedHosts.has(hostname))) {
       log("warn", `refused request with Host ${JSON.stringify(hostHeader)}`);
-      return jsonError(
-        403,
-        -32000,
-        "Forbidden: Host header not allowed (DNS-rebinding protection); add it to PARKOUR_HTTP_ALLOWED_HOSTS if it is yours",
-      );
+      return {
+        status: 403,
+        kind: "forbidden_host",
+        message:
+          "Forbidden: Host header not allowed (DNS-rebinding protection); add it to PARKOUR_HTTP_ALLOWED_HOSTS if it is yours",
+      };
     }
     const origin = request.headers.get("origin");
     if (origin !== null) {
@@ -136,26 +150,65 @@ export function gatedHandler(
       }
       if (!ok) {
         log("warn", `refused request with Origin ${JSON.stringify(origin)}`);
-        return jsonError(
-          403,
-          -32000,
-          "Forbidden: Origin not allowed; add it to PARKOUR_HTTP_ALLOWED_ORIGINS if it is yours",
-        );
+        return {
+          status: 403,
+          kind: "forbidden_origin",
+          message:
+            "Forbidden: Origin not allowed; add it to PARKOUR_HTTP_ALLOWED_ORIGINS if it is yours",
+        };
       }
     }
-    if (options.token !== undefined) {
+    if (needsToken && options.token !== undefined) {
       const auth = request.headers.get("authorization") ?? "";
       const match = /^Bearer\s+(.+)$/i.exec(auth);
       if (!match || !sameSecret(match[1].trim(), options.token)) {
-        return jsonError(
-          401,
-          -32000,
-          "Unauthorized: send Authorization: Bearer <PARKOUR_HTTP_TOKEN>",
-          { "www-authenticate": 'Bearer realm="parkour"' },
-        );
+        return {
+          status: 401,
+          kind: "unauthorized",
+          message: "Unauthorized: send Authorization: Bearer <PARKOUR_HTTP_TOKEN>",
+        };
       }
     }
-    return await options.handler.fetch(request);
+    return undefined;
+  };
+}
+
+const CHALLENGE = { "www-authenticate": 'Bearer realm="parkour"' };
+
+/**
+ * Builds the request handler (exported for tests and embedding): the gates
+ * run first on every path, then `/mcp` goes to the MCP handler and the REST
+ * paths to the REST API. MCP refusals are JSON-RPC errors, REST refusals
+ * `{"error", "kind"}`; `/healthz` skips only the token.
+ */
+export function gatedHandler(
+  options: Omit<HttpServeOptions, "port" | "onListen" | "signal">,
+): (request: Request) => Promise<Response> {
+  const check = gates(options);
+  return async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const mcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
+    const rest = options.rest !== undefined ? restPath(url.pathname) : undefined;
+    const refusal = check(request, !(rest !== undefined && TOKEN_FREE_PATHS.has(rest)));
+    if (refusal) {
+      const headers = refusal.status === 401 ? CHALLENGE : undefined;
+      if (mcp) return jsonError(refusal.status, -32000, refusal.message, headers);
+      return Response.json({ error: refusal.message, kind: refusal.kind }, {
+        status: refusal.status,
+        headers,
+      });
+    }
+    if (mcp) return await options.handler.fetch(request);
+    if (rest !== undefined) return await options.rest!.fetch(request);
+    return Response.json(
+      {
+        error: "not found",
+        hint: options.rest
+          ? "the MCP endpoint is /mcp, the HTTP API /api"
+          : "the MCP endpoint is /mcp",
+      },
+      { status: 404 },
+    );
   };
 }
 

@@ -62,12 +62,30 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   const page = withoutFragment(url);
   const key = cacheKey(page, options.fullPage);
   const hit = pageCache().get(key);
-  if (hit) return { doc: hit, cached: true };
+  if (hit) {
+    options.onStage?.("cached");
+    return { doc: hit, cached: true };
+  }
   const parsed = new URL(page);
   const source = SOURCES.find((s) => s.detect(parsed));
+  options.onStage?.("fetching");
   const doc = source ? await source.load(parsed, options) : await fetchWebDocument(page, options);
   pageCache().set(key, doc);
   return { doc, cached: false };
+}
+
+/**
+ * The name of the source that serves `url` (`web` for the generic web
+ * path), without loading anything: what REST answers put in `X-Source`.
+ */
+export function sourceName(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "web";
+  }
+  return SOURCES.find((s) => s.detect(parsed))?.name ?? "web";
 }
 
 /** Re-stores a document whose size grew (slices or index built), so the cache counts it. */

@@ -12,6 +12,13 @@ import { expectOk } from "../net/fetch.ts";
 export const ACCEPT =
   "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/json;q=0.8,application/xml;q=0.7,application/pdf;q=0.7,*/*;q=0.5";
 
+/**
+ * Stages of a load, reported as they begin: `cached` (served from the page
+ * cache), `fetching` (asking the source or the web), `converting` (the
+ * response is in; turning it into a Document).
+ */
+export type LoadStage = "cached" | "fetching" | "converting";
+
 /** Options of a load. */
 export interface LoadOptions {
   /** Cap on the body. */
@@ -20,6 +27,8 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** Keep the whole page: no main-content extraction. */
   fullPage?: boolean;
+  /** Called as each stage of the load begins (progress for streaming callers). */
+  onStage?: (stage: LoadStage) => void;
 }
 
 /** Fetches `url` and converts it. */
@@ -31,6 +40,7 @@ export async function fetchWebDocument(url: string, options: LoadOptions): Promi
       headers: { accept: ACCEPT },
     }),
   );
+  options.onStage?.("converting");
   // The converter loads with the first page, not at start-up.
   const { toDocument } = await import("../content/pipeline.ts");
   return await toDocument({

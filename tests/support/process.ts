@@ -205,13 +205,21 @@ export class HttpServerProcess {
     this.#stderr = stderr;
   }
 
-  /** Starts the server and waits for its listening line. */
+  /**
+   * Starts the server and waits for its listening line; `extraFlags` are
+   * `deno run` flags beyond the start task's (reading replay fixtures).
+   */
   static async start(
     script: string = MAIN,
     args: string[] = [],
     env: Record<string, string> = {},
+    extraFlags: string[] = [],
   ): Promise<HttpServerProcess> {
-    const { command, args: argv } = launch(script, ["serve", "--http", "--port", "0", ...args]);
+    const { command, args: argv } = launch(
+      script,
+      ["serve", "--http", "--port", "0", ...args],
+      extraFlags,
+    );
     const child = new Deno.Command(command, {
       args: argv,
       env: cleanEnv(childEnv(env)),
