@@ -46,6 +46,11 @@ export const QUERY_MIN_TOKENS = 64;
 export const QUERY_MAX_TOKENS = 20000;
 /** Lists and tables larger than this are divided into items or rows. */
 export const SPLIT_TOKENS = 400;
+/** Paragraphs larger than this are divided into runs of sentences. */
+export const TEXT_SPLIT_TOKENS = 160;
+/** Size a run of sentences grows to before a cut. */
+const PIECE_TOKENS = 90;
+const SENTENCE_END = /([.!?。！？]["'”’)\]]*)(\s+)(?=["'“‘(\[`*_]?[\p{Lu}\p{N}])/gu;
 /** The marker put where text was left out. */
 export const ELISION = "[…]";
 
@@ -84,6 +89,8 @@ interface Unit {
   cost: number;
   /** For rows: the table's header and delimiter lines. */
   head?: [number, number];
+  /** True when it continues the block of the unit before it (an item, row or sentence run). */
+  part?: boolean;
 }
 
 const K1 = 1.2;
@@ -92,6 +99,14 @@ const B = 0.75;
 const HEADING_WEIGHT = 2.5;
 /** Weight of a question term in an ancestor's heading. */
 const ANCESTOR_WEIGHT = 0.6;
+/** Weight of a section's whole-text BM25 beside its best unit's score. */
+const SECTION_SHARE = 0.5;
+/** Weight of a term's page-wide rarity beside its rarity inside the section being cut. */
+const LOCAL_GLOBAL = 0.25;
+/** A runner-up scoring at least this share of the best is close. */
+const CLOSE_SHARE = 0.6;
+/** Share of the budget the first section may use when the runner-up is close. */
+const FIRST_SHARE = 0.6;
 /** Sections scoring under this share of the best are not taken. */
 const MIN_SHARE = 0.2;
 /** A heading with less text than this (tokens) brings its subsections along. */
@@ -120,6 +135,13 @@ function isTable(text: string): boolean {
   const second = text.slice(nl + 1, next < 0 ? text.length : next);
   return second.includes("-") && TABLE_DELIMITER.test(second);
 }
+
+/** Markdown without link and image targets: `[text](#target)` counts as `text`. */
+function visibleText(markdown: string): string {
+  return markdown.includes("](") ? markdown.replace(LINK_TARGET, "]") : markdown;
+}
+
+const LINK_TARGET = /\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)/g;
 
 /** The per-Document index: units, their term postings and heading terms. */
 export class QueryIndex {
@@ -155,7 +177,7 @@ export class QueryIndex {
       const unit = this.units[u];
       const counts = new Map<string, number>();
       let len = 0;
-      scanTerms(md.slice(unit.start, unit.end), (t) => {
+      scanTerms(visibleText(md.slice(unit.start, unit.end)), (t) => {
         counts.set(t, (counts.get(t) ?? 0) + 1);
         len++;
       });
@@ -233,8 +255,56 @@ export class QueryIndex {
       const cost = tokenWeight(md.slice(start, end));
       if (cost > SPLIT_TOKENS && (kind === "list" || kind === "table")) {
         this.#split(md, start, end, kind, section);
+      } else if (cost > TEXT_SPLIT_TOKENS && kind === "text") {
+        this.#sentences(md, start, end, section);
       } else this.units.push({ start, end, kind, section, cost });
     }
+  }
+
+  /** Divides a long paragraph into runs of whole sentences. */
+  #sentences(md: string, start: number, end: number, section: number): void {
+    const text = md.slice(start, end);
+    const pieces: [number, number][] = [];
+    let from = 0;
+    for (const m of text.matchAll(SENTENCE_END)) {
+      const cut = m.index! + m[1].length;
+      if (tokenWeight(text.slice(from, cut)) >= PIECE_TOKENS) {
+        pieces.push([from, cut]);
+        from = cut + m[2].length;
+      }
+    }
+    if (from < text.length) {
+      if (pieces.length > 0 && tokenWeight(text.slice(from)) < PIECE_TOKENS / 4) {
+        pieces[pieces.length - 1][1] = text.length;
+      } else pieces.push([from, text.length]);
+    }
+    // A run with no sentence end to cut at is cut between words.
+    for (let k = 0; k < pieces.length; k++) {
+      const [a, b] = pieces[k];
+      if (tokenWeight(text.slice(a, b)) <= 2 * PIECE_TOKENS) continue;
+      let weight = 0;
+      for (let i = a; i < b; i++) {
+        const c = text.charCodeAt(i);
+        weight += c < 0x80 ? 0.25 : (c >= 0xdc00 && c <= 0xdfff) ? 0 : 1;
+        if (
+          weight >= PIECE_TOKENS && (c === 32 || c === 10) &&
+          tokenWeight(text.slice(i, b)) > PIECE_TOKENS / 2
+        ) {
+          pieces.splice(k, 1, [a, i], [i + 1, b]);
+          break;
+        }
+      }
+    }
+    pieces.forEach(([a, b], k) => {
+      this.units.push({
+        start: start + a,
+        end: start + b,
+        kind: "text",
+        section,
+        cost: tokenWeight(text.slice(a, b)),
+        part: k > 0,
+      });
+    });
   }
 
   /** Divides a large list at its top-level items, a large table at its rows. */
@@ -248,7 +318,7 @@ export class QueryIndex {
     }
     if (kind === "table") {
       const head: [number, number] = [lines[0][0], lines[1][1]];
-      for (const [a, b] of lines.slice(2)) {
+      for (const [k, [a, b]] of lines.slice(2).entries()) {
         this.units.push({
           start: a,
           end: b,
@@ -256,6 +326,7 @@ export class QueryIndex {
           section,
           cost: tokenWeight(md.slice(a, b)),
           head,
+          part: k > 0,
         });
       }
       return;
@@ -263,6 +334,7 @@ export class QueryIndex {
     const indent = /^ */.exec(md.slice(lines[0][0], lines[0][1]))![0].length;
     let itemStart = lines[0][0];
     let fence = false;
+    let first = true;
     const push = (a: number, b: number) => {
       const text = md.slice(a, b).trimEnd();
       if (text.trim() !== "") {
@@ -272,7 +344,9 @@ export class QueryIndex {
           kind: "item",
           section,
           cost: tokenWeight(text),
+          part: !first,
         });
+        first = false;
       }
     };
     for (let k = 1; k < lines.length; k++) {
@@ -301,7 +375,8 @@ export function hasQueryIndex(doc: Document): boolean {
   return doc.hasMemo(QUERY_INDEX);
 }
 
-interface Ranked {
+/** A ranked section. */
+export interface Ranked {
   /** Section (-1 for the preamble). */
   section: number;
   score: number;
@@ -335,41 +410,46 @@ function whole(
   };
 }
 
-/**
- * Extracts the parts of `doc` that answer `query` within `maxTokens`
- * (clamped to {@link QUERY_MIN_TOKENS}..{@link QUERY_MAX_TOKENS}).
- */
-export function extractForQuery(
-  doc: Document,
-  query: string,
-  maxTokens: number = QUERY_DEFAULT_TOKENS,
-): QueryExtraction {
-  const budget = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, Math.floor(maxTokens)));
-  const originalTokens = estimateTokens(doc.markdown);
-  if (originalTokens <= Math.max(800, Math.floor(1.25 * budget))) {
-    return whole(doc, null, originalTokens);
-  }
-  const { terms } = questionTerms(query);
-  if (terms.length === 0) return whole(doc, "low", originalTokens);
+/** Scores of a question over a Document: units, and sections by rank. */
+export interface Ranking {
+  /** Unit index → BM25 score (units with a question term only). */
+  unitScore: Map<number, number>;
+  /** Sections with a positive score, best first (empty in unit mode). */
+  ranked: Ranked[];
+  /** True when the page has fewer than two headings. */
+  unitMode: boolean;
+  /** Unit index → flat [term index, tf, …] of the question terms it holds. */
+  unitTerms: Map<number, number[]>;
+  /** Inverse document frequency of each term over units. */
+  unitIdf: number[];
+  /** Number of question terms. */
+  terms: number;
+}
+
+/** Ranks the units and sections of `doc` for question terms (see the module notes). */
+export function rankForQuery(doc: Document, terms: readonly string[]): Ranking {
   const index = queryIndex(doc);
   const units = index.units;
   const n = units.length;
-  if (n === 0) return whole(doc, "low", originalTokens);
-
   // Unit scores and per-section term frequencies.
   const unitScore = new Map<number, number>();
+  const unitTerms = new Map<number, number[]>();
+  const unitIdf = terms.map((t) => idf(n, (index.postings.get(t)?.length ?? 0) / 2));
   const sectionTf = new Map<number, Map<number, number>>(); // slot → term index → tf
   const sectionDf = new Array<number>(terms.length).fill(0);
   const sections = doc.sections;
   for (let q = 0; q < terms.length; q++) {
     const p = index.postings.get(terms[q]);
     if (!p) continue;
-    const w = idf(n, p.length / 2);
+    const w = unitIdf[q];
     let lastSlot = -1;
     for (let k = 0; k < p.length; k += 2) {
       const u = p[k];
       const tf = p[k + 1];
       unitScore.set(u, (unitScore.get(u) ?? 0) + w * bm25(tf, index.unitLength[u], index.avgUnit));
+      let ut = unitTerms.get(u);
+      if (!ut) unitTerms.set(u, ut = []);
+      ut.push(q, tf);
       const slot = index.slot(units[u].section);
       if (slot !== lastSlot) {
         sectionDf[q]++;
@@ -394,6 +474,12 @@ export function extractForQuery(
   );
 
   const unitMode = sections.length < 2;
+  // The best unit of each section: a section with one strong paragraph beats a long, diffuse one.
+  const bestUnit = new Map<number, number>();
+  for (const [u, score] of unitScore) {
+    const slot = index.slot(units[u].section);
+    if (score > (bestUnit.get(slot) ?? 0)) bestUnit.set(slot, score);
+  }
   const ranked: Ranked[] = [];
   if (!unitMode) {
     const candidates = new Set<number>([...sectionTf.keys()]);
@@ -407,6 +493,7 @@ export function extractForQuery(
         for (const [q, f] of tf) {
           score += sectionIdf[q] * bm25(f, index.sectionLength[slot], index.avgSection);
         }
+        score = SECTION_SHARE * score + bestUnit.get(slot)!;
       }
       if (section >= 0) {
         for (const q of headed.get(section) ?? []) {
@@ -425,10 +512,37 @@ export function extractForQuery(
       if (score > 0) ranked.push({ section, score, coverage });
     }
     ranked.sort((a, b) => b.score - a.score || a.section - b.section);
-    if (ranked.length === 0) return whole(doc, "low", originalTokens);
-  } else if (unitScore.size === 0) return whole(doc, "low", originalTokens);
+  }
+  return { unitScore, unitTerms, unitIdf, terms: terms.length, ranked, unitMode };
+}
 
-  const picker = new Picker(doc, index, budget, unitScore);
+/**
+ * Extracts the parts of `doc` that answer `query` within `maxTokens`
+ * (clamped to {@link QUERY_MIN_TOKENS}..{@link QUERY_MAX_TOKENS}).
+ */
+export function extractForQuery(
+  doc: Document,
+  query: string,
+  maxTokens: number = QUERY_DEFAULT_TOKENS,
+): QueryExtraction {
+  const budget = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, Math.floor(maxTokens)));
+  const originalTokens = estimateTokens(doc.markdown);
+  if (originalTokens <= Math.max(800, Math.floor(1.25 * budget))) {
+    return whole(doc, null, originalTokens);
+  }
+  const { terms } = questionTerms(query);
+  if (terms.length === 0) return whole(doc, "low", originalTokens);
+  const index = queryIndex(doc);
+  const units = index.units;
+  const n = units.length;
+  if (n === 0) return whole(doc, "low", originalTokens);
+
+  const ranking = rankForQuery(doc, terms);
+  const { unitScore, ranked, unitMode } = ranking;
+  if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
+    return whole(doc, "low", originalTokens);
+  }
+  const picker = new Picker(doc, index, budget, ranking);
   let confidence: ExtractConfidence = "medium";
   if (unitMode) {
     picker.pickWithin(0, n, true);
@@ -442,10 +556,14 @@ export function extractForQuery(
     if (terms.filter((t) => covered.has(t)).length * 2 >= terms.length) confidence = "high";
   } else {
     const top = ranked[0].score;
+    // When the runner-up is close, the first section may not use the whole budget.
+    const close = ranked.length > 1 && ranked[1].score >= CLOSE_SHARE * top;
     let first = true;
     for (const r of ranked) {
       if (r.score < MIN_SHARE * top || picker.remaining() < 24) break;
+      picker.ceiling = first && close ? picker.used + budget * FIRST_SHARE : Infinity;
       const took = picker.pickSection(r.section, first);
+      picker.ceiling = Infinity;
       if (took && first) {
         confidence = r.coverage >= 0.5 ? "high" : "medium";
         first = false;
@@ -469,11 +587,48 @@ class Picker {
     readonly doc: Document,
     readonly index: QueryIndex,
     readonly budget: number,
-    readonly scores: Map<number, number>,
+    readonly ranking: Ranking,
   ) {}
 
+  /**
+   * Scores of the units in [a, b) for choosing inside that range: a term
+   * found in most of the range's units (the section's own subject) tells
+   * its units apart less than one found in few, and units holding more of
+   * the question's terms come first.
+   */
+  localScores(a: number, b: number): Map<number, number> {
+    const { unitTerms, unitIdf, terms } = this.ranking;
+    const inRange: number[] = [];
+    const df = new Array<number>(terms).fill(0);
+    for (const u of unitTerms.keys()) {
+      if (u < a || u >= b) continue;
+      inRange.push(u);
+      const ut = unitTerms.get(u)!;
+      for (let k = 0; k < ut.length; k += 2) df[ut[k]]++;
+    }
+    const n = b - a;
+    const weight = df.map((d, q) => idf(n, d) + LOCAL_GLOBAL * unitIdf[q]);
+    const out = new Map<number, number>();
+    for (const u of inRange) {
+      const ut = unitTerms.get(u)!;
+      let score = 0;
+      for (let k = 0; k < ut.length; k += 2) {
+        score += weight[ut[k]] * bm25(ut[k + 1], this.index.unitLength[u], this.index.avgUnit);
+      }
+      out.set(u, score * (0.5 + ut.length / 2 / terms));
+    }
+    return out;
+  }
+
+  /** Highest `used` the current section may reach (the budget applies too). */
+  ceiling = Infinity;
+
+  limit(): number {
+    return Math.min(this.budget, this.ceiling);
+  }
+
   remaining(): number {
-    return this.budget - this.used;
+    return this.limit() - this.used;
   }
 
   /** Cost of the headings from the root to `section` not yet shown. */
@@ -493,7 +648,7 @@ class Picker {
   unitCost(u: number): number {
     const unit = this.index.units[u];
     let cost = unit.cost + GAP;
-    if (unit.head && !this.chosen.has(u - 1)) {
+    if (unit.head && !(unit.part && this.chosen.has(u - 1))) {
       cost += tokenWeight(this.index.doc.markdown.slice(unit.head[0], unit.head[1])) + GAP;
     }
     // A gap before it costs a marker.
@@ -511,7 +666,7 @@ class Picker {
 
   fits(u: number): boolean {
     const unit = this.index.units[u];
-    return this.used + this.unitCost(u) + this.headingCost(unit.section) <= this.budget;
+    return this.used + this.unitCost(u) + this.headingCost(unit.section) <= this.limit();
   }
 
   /** Takes a section whole, or its best units when it does not fit. */
@@ -523,7 +678,7 @@ class Picker {
     if (a >= 0) {
       let cost = this.headingCost(section);
       for (let u = a; u < b; u++) if (!this.chosen.has(u)) cost += this.index.units[u].cost + GAP;
-      if (this.used + cost + 2 <= this.budget) {
+      if (this.used + cost + 2 <= this.limit()) {
         for (let u = a; u < b; u++) if (!this.chosen.has(u)) this.take(u);
       } else if (first || this.remaining() >= 150) {
         this.pickWithin(a, b, first);
@@ -566,10 +721,9 @@ class Picker {
    * its neighbours' priority so answers keep their context.
    */
   pickWithin(a: number, b: number, forceFirst: boolean): void {
+    const scores = this.localScores(a, b);
     const priority = new Map<number, number>();
-    for (const [u, s] of this.scores) {
-      if (u >= a && u < b && !this.chosen.has(u)) priority.set(u, s);
-    }
+    for (const [u, s] of scores) if (!this.chosen.has(u)) priority.set(u, s);
     if (priority.size === 0) {
       // Matched by its heading only: its text from the start.
       for (let u = a; u < Math.min(b, a + 3); u++) priority.set(u, 1 / (1 + u - a));
@@ -586,6 +740,17 @@ class Picker {
       priority.delete(best);
       if (bestP < 0.05 * top) break;
       if (!this.fits(best)) {
+        if (taken === 0 && forceFirst && this.ceiling !== Infinity) {
+          const ceiling = this.ceiling;
+          this.ceiling = Infinity;
+          const fitsBudget = this.fits(best);
+          this.ceiling = ceiling;
+          if (fitsBudget) {
+            this.take(best);
+            taken++;
+            continue;
+          }
+        }
         if (taken === 0 && forceFirst) {
           this.take(best);
           this.overBudget = this.used > this.budget;
@@ -598,7 +763,7 @@ class Picker {
       taken++;
       for (const [v, decay] of [[best + 1, 0.55], [best - 1, 0.4]] as const) {
         if (v < a || v >= b || this.chosen.has(v)) continue;
-        const p = Math.max(priority.get(v) ?? 0, this.scores.get(v) ?? 0, bestP * decay);
+        const p = Math.max(priority.get(v) ?? 0, scores.get(v) ?? 0, bestP * decay);
         priority.set(v, p);
       }
     }
@@ -632,10 +797,11 @@ class Picker {
         parts.push(this.headingLine(s));
         printed.add(s);
       }
-      if (unit.head && (!contiguous || path.length > 0)) {
+      if (contiguous && path.length === 0 && unit.part) {
+        // The next piece of the same block: joined as the page joins it.
+        parts[parts.length - 1] += md.slice(units[prev].end, unit.end);
+      } else if (unit.head) {
         parts.push(md.slice(unit.head[0], unit.head[1]) + "\n" + md.slice(unit.start, unit.end));
-      } else if ((unit.kind === "row" || unit.kind === "item") && contiguous && path.length === 0) {
-        parts[parts.length - 1] += "\n" + md.slice(unit.start, unit.end);
       } else parts.push(md.slice(unit.start, unit.end));
       prev = u;
     }

@@ -69,7 +69,6 @@ export function stem(word: string): string {
   // Derivational endings that keep the root (configuration, indentation).
   if (w.length > 7 && w.endsWith("ation")) w = w.slice(0, -5);
   else if (w.length > 6 && w.endsWith("ness")) w = w.slice(0, -4);
-  else if (w.length > 6 && w.endsWith("ment")) w = w.slice(0, -4);
   // Participles and adverbs.
   if (w.length > 5 && w.endsWith("ing") && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
   else if (w.length > 4 && w.endsWith("ed") && VOWEL.test(w.slice(0, -2))) {

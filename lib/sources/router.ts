@@ -69,9 +69,54 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   const parsed = new URL(page);
   const source = SOURCES.find((s) => s.detect(parsed));
   options.onStage?.("fetching");
-  const doc = source ? await source.load(parsed, options) : await fetchWebDocument(page, options);
-  pageCache().set(key, doc);
+  // Requests for a page already being loaded (with the same cap) wait for that load.
+  const flightKey = `${key} ${options.maxBytes ?? ""}`;
+  let flight = flights.get(flightKey);
+  if (!flight) {
+    const controller = new AbortController();
+    const shared = { ...options, signal: controller.signal };
+    const promise = (source ? source.load(parsed, shared) : fetchWebDocument(page, shared))
+      .then((doc) => {
+        pageCache().set(key, doc);
+        return doc;
+      })
+      .finally(() => flights.delete(flightKey));
+        // When every waiter has gone, nobody awaits the load: its failure must not go unhandled.
+    promise.catch(() => {});
+    flight = { promise, controller, waiting: 0 };
+    flights.set(flightKey, flight);
+  }
+  const doc = await wait(flight, options.signal);
   return { doc, cached: false };
+}
+
+interface Flight {
+  promise: Promise<Document>;
+  controller: AbortController;
+  waiting: number;
+}
+
+const flights = new Map<string, Flight>();
+
+/** Waits for a shared load; the load is cancelled only when every waiter has gone. */
+async function wait(flight: Flight, signal?: AbortSignal): Promise<Document> {
+  flight.waiting++;
+  let onAbort: (() => void) | undefined;
+  try {
+    if (!signal) return await flight.promise;
+    signal.throwIfAborted();
+    return await Promise.race([
+      flight.promise,
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    if (onAbort) signal!.removeEventListener("abort", onAbort);
+    flight.waiting--;
+    if (flight.waiting === 0 && signal?.aborted) flight.controller.abort(signal.reason);
+  }
 }
 
 /**

@@ -32,6 +32,10 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (re
   switch (path) {
     case "/guide":
       return new Response(GUIDE, type("text/html; charset=utf-8"));
+    case "/slow":
+      return new Promise((resolve) =>
+        setTimeout(() => resolve(new Response(LONG, type("text/html"))), 400)
+      );
     case "/long":
       return new Response(LONG, type("text/html"));
     case "/article":
@@ -331,6 +335,72 @@ Deno.test("page tools: main content by default, the whole page with full_page=tr
   assert.match(fullOutline.body.join("\n"), /Most read/);
   assert.match(fullOutline.body.join("\n"), /12 comments/);
   assert.equal(fullOutline.fm.full_page, true);
+});
+
+Deno.test("web_fetch_incisive: query returns the answering sections with extract fields", async () => {
+  const url = `${BASE}/long`;
+  const answer = await call(client, "web_fetch_incisive", {
+    url,
+    query: "what is said about part 27?",
+    max_tokens: 200,
+  });
+  assert.equal(answer.isError, false, answer.text);
+  assert.equal(answer.fm.extracted, true);
+  assert.equal(answer.fm.extract_confidence, "high");
+  assert.ok(Number(answer.fm.sections_selected) >= 1);
+  assert.ok(Number(answer.fm.original_tokens) > 5000);
+  assert.ok(Number(answer.fm.returned_tokens) <= 200);
+  assert.ok(answer.body.some((l) => l.includes("Filler words about part 27.")), answer.text);
+  assert.ok(answer.body.includes("## Part 27"), "with its heading");
+  assert.ok(answer.body.includes("[…]"), "gaps are marked");
+  assert.equal(answer.fm.query, "what is said about part 27?");
+
+  const none = await call(client, "web_fetch_incisive", { url, query: "zebra xylophone" });
+  assert.equal(none.fm.extracted, false);
+  assert.equal(none.fm.extract_confidence, "low");
+  assert.match(String(none.fm.note), /no part of the page matched the question/);
+  assert.equal(
+    none.fm.truncated,
+    true,
+    "the whole-page fallback still honours the response budget",
+  );
+
+  const small = await call(client, "web_fetch_incisive", {
+    url: `${BASE}/guide`,
+    query: "how do I care for a widget",
+  });
+  assert.equal(small.fm.extracted, false);
+  assert.equal(small.fm.extract_confidence, undefined, "no confidence for a page returned whole");
+  assert.match(String(small.fm.note), /the page is short/);
+});
+
+Deno.test("web_fetch_incisive: query's budget range and its conflicts with other views", async () => {
+  const url = `${BASE}/long`;
+  for (const max_tokens of [63, 20001]) {
+    const bad = await call(client, "web_fetch_incisive", { url, query: "part", max_tokens });
+    assert.equal(bad.isError, true);
+    assert.match(bad.text, /max_tokens with query must be between 64 and 20000/);
+  }
+  const both = await call(client, "web_fetch_incisive", { url, query: "part", search: "part" });
+  assert.equal(both.isError, true);
+  assert.match(both.text, /query cannot be combined with search/);
+  const fragment = await call(client, "web_fetch_incisive", {
+    url: `${url}#part-3`,
+    query: "part 5",
+    max_tokens: 100,
+  });
+  assert.match(String(fragment.fm.warning), /fragment was ignored because query was given/);
+});
+
+Deno.test("page tools: concurrent calls for one uncached page share one fetch", async () => {
+  const before = hits.get("/slow") ?? 0;
+  const answers = await Promise.all([
+    call(client, "web_fetch_incisive", { url: `${BASE}/slow`, query: "part 3", max_tokens: 100 }),
+    call(client, "web_fetch_incisive", { url: `${BASE}/slow`, search: "part" }),
+    call(clientCode, "WebFetchIncisive", { url: `${BASE}/slow`, section: "Part 4" }),
+  ]);
+  for (const a of answers.slice(0, 2)) assert.equal(a.isError, false, a.text);
+  assert.equal(hits.get("/slow")! - before, 2, "one fetch per server process, not per call");
 });
 
 Deno.test({
