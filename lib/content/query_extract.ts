@@ -34,7 +34,7 @@
  * @module
  */
 import type { Document } from "./document.ts";
-import { questionTerms, scanTerms } from "./question.ts";
+import { isStopWord, questionTerms, scanTerms } from "./question.ts";
 import { blocks } from "./slices.ts";
 import { estimateTokens, tokenWeight } from "./tokens.ts";
 
@@ -103,6 +103,8 @@ const ANCESTOR_WEIGHT = 0.6;
 const SECTION_SHARE = 0.5;
 /** Weight of a term's page-wide rarity beside its rarity inside the section being cut. */
 const LOCAL_GLOBAL = 0.25;
+/** Opening paragraphs of a section favoured when its heading names the question's subject. */
+const LEAD_UNITS = 2;
 /** A runner-up scoring at least this share of the best is close. */
 const CLOSE_SHARE = 0.6;
 /** Share of the budget the first section may use when the runner-up is close. */
@@ -114,7 +116,7 @@ const THIN_SECTION = 40;
 /** Separator cost between pieces (a blank line). */
 const GAP = 0.5;
 
-const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}[.)])[ \t]/;
+const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}[.)])[ \t](?! *[-*_](?: *[-*_]){1,} *$)/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$/;
 
 function kindOf(text: string): UnitKind {
@@ -382,6 +384,8 @@ export interface Ranked {
   score: number;
   /** Share of the question's terms in its text and heading path. */
   coverage: number;
+  /** Share of the question's terms in its own heading. */
+  headingCoverage: number;
 }
 
 function bm25(tf: number, len: number, avg: number): number {
@@ -508,8 +512,9 @@ export function rankForQuery(doc: Document, terms: readonly string[]): Ranking {
         }
       }
       const coverage = covered.size / terms.length;
+      const headingCoverage = section >= 0 ? (headed.get(section)?.size ?? 0) / terms.length : 0;
       score *= 0.4 + 0.6 * coverage;
-      if (score > 0) ranked.push({ section, score, coverage });
+      if (score > 0) ranked.push({ section, score, coverage, headingCoverage });
     }
     ranked.sort((a, b) => b.score - a.score || a.section - b.section);
   }
@@ -562,7 +567,7 @@ export function extractForQuery(
     for (const r of ranked) {
       if (r.score < MIN_SHARE * top || picker.remaining() < 24) break;
       picker.ceiling = first && close ? picker.used + budget * FIRST_SHARE : Infinity;
-      const took = picker.pickSection(r.section, first);
+      const took = picker.pickSection(r, first);
       picker.ceiling = Infinity;
       if (took && first) {
         confidence = r.coverage >= 0.5 ? "high" : "medium";
@@ -670,7 +675,8 @@ class Picker {
   }
 
   /** Takes a section whole, or its best units when it does not fit. */
-  pickSection(section: number, first: boolean): boolean {
+  pickSection(ranked: Ranked, first: boolean): boolean {
+    const section = ranked.section;
     const slot = this.index.slot(section);
     const a = this.index.firstUnit[slot];
     const b = this.index.endUnit[slot];
@@ -681,7 +687,7 @@ class Picker {
       if (this.used + cost + 2 <= this.limit()) {
         for (let u = a; u < b; u++) if (!this.chosen.has(u)) this.take(u);
       } else if (first || this.remaining() >= 150) {
-        this.pickWithin(a, b, first);
+        this.pickWithin(a, b, first, ranked.headingCoverage >= 0.5);
       }
     }
     // A heading with little text of its own: bring its subsections while they fit.
@@ -710,6 +716,20 @@ class Picker {
     return this.chosen.size > before;
   }
 
+  /**
+   * A sentence or more of running text: ten words or more, some of them
+   * function words, ending as sentences end (not a link list, badge,
+   * label or caption).
+   */
+  isProse(u: number): boolean {
+    const unit = this.index.units[u];
+    if (unit.kind !== "text" || unit.part) return false;
+    const text = visibleText(this.doc.markdown.slice(unit.start, unit.end)).trim();
+    if (!/[.!?:。]["'”’)*_]*$/.test(text)) return false;
+    const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+    return words.length >= 10 && words.filter((w) => isStopWord(w.toLowerCase())).length >= 3;
+  }
+
   sumCost(a: number, b: number): number {
     let c = 0;
     for (let u = a; u < b; u++) c += this.index.units[u].cost;
@@ -720,16 +740,22 @@ class Picker {
    * The best units of the range [a, b): by score, each chosen unit raising
    * its neighbours' priority so answers keep their context.
    */
-  pickWithin(a: number, b: number, forceFirst: boolean): void {
+  pickWithin(a: number, b: number, forceFirst: boolean, lead = false): void {
     const scores = this.localScores(a, b);
     const priority = new Map<number, number>();
     for (const [u, s] of scores) if (!this.chosen.has(u)) priority.set(u, s);
-    if (priority.size === 0) {
-      // Matched by its heading only: its text from the start.
-      for (let u = a; u < Math.min(b, a + 3); u++) priority.set(u, 1 / (1 + u - a));
-    }
     let top = 0;
     for (const s of priority.values()) top = Math.max(top, s);
+    if (priority.size === 0 || lead) {
+      // A section named by the question: its opening says what it is about.
+      top ||= 1;
+      let found = 0;
+      for (let u = a; u < b && found < LEAD_UNITS; u++) {
+        if (!this.isProse(u)) continue;
+        priority.set(u, Math.max(priority.get(u) ?? 0, top * (1.2 - 0.1 * found)));
+        found++;
+      }
+    }
     let taken = 0;
     while (priority.size > 0 && this.remaining() > 12) {
       let best = -1;
