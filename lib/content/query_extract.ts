@@ -96,7 +96,7 @@ interface Unit {
 const K1 = 1.2;
 const B = 0.75;
 /** Weight of a question term in a section's own heading. */
-const HEADING_WEIGHT = 2.5;
+const HEADING_WEIGHT = 4;
 /** Weight of a question term in an ancestor's heading. */
 const ANCESTOR_WEIGHT = 0.6;
 /** Weight of a section's whole-text BM25 beside its best unit's score. */

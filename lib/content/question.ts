@@ -40,7 +40,7 @@ const VOWEL = /[aeiouy]/;
 
 function undouble(stem: string): string {
   const n = stem.length;
-  if (n >= 3 && stem[n - 1] === stem[n - 2] && !/[aeiouslz]/.test(stem[n - 1])) {
+  if (n >= 4 && stem[n - 1] === stem[n - 2] && !/[aeiouslz]/.test(stem[n - 1])) {
     return stem.slice(0, -1);
   }
   return stem;
