@@ -81,7 +81,7 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
         return doc;
       })
       .finally(() => flights.delete(flightKey));
-        // When every waiter has gone, nobody awaits the load: its failure must not go unhandled.
+    // When every waiter has gone, nobody awaits the load: its failure must not go unhandled.
     promise.catch(() => {});
     flight = { promise, controller, waiting: 0 };
     flights.set(flightKey, flight);
