@@ -730,6 +730,16 @@ class Picker {
     return words.length >= 10 && words.filter((w) => isStopWord(w.toLowerCase())).length >= 3;
   }
 
+  /** A line of text with no sentence in it: a badge, a link, a version table cell. */
+  isBadge(u: number): boolean {
+    const unit = this.index.units[u];
+    if (unit.kind !== "text" || unit.part) return false;
+    const text = visibleText(this.doc.markdown.slice(unit.start, unit.end)).trim();
+    const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+    return words.length < 10 && !/[.!?:。]["'”’)*_]*$/.test(text) &&
+      !words.some((w) => isStopWord(w.toLowerCase()));
+  }
+
   sumCost(a: number, b: number): number {
     let c = 0;
     for (let u = a; u < b; u++) c += this.index.units[u].cost;
@@ -788,7 +798,7 @@ class Picker {
       this.take(best);
       taken++;
       for (const [v, decay] of [[best + 1, 0.55], [best - 1, 0.4]] as const) {
-        if (v < a || v >= b || this.chosen.has(v)) continue;
+        if (v < a || v >= b || this.chosen.has(v) || this.isBadge(v)) continue;
         const p = Math.max(priority.get(v) ?? 0, scores.get(v) ?? 0, bestP * decay);
         priority.set(v, p);
       }
