@@ -56,7 +56,7 @@ import { CONTENT_KINDS, type Loader, type PageUrl, pageUrl } from "../tools/page
 import { DEFAULT_MAX_TOKENS } from "../tools/web_fetch_incisive.ts";
 import { VERSION } from "../version.ts";
 import { openApiDocument } from "./openapi.ts";
-import { markdownToText } from "./plain_text.ts";
+import { markdownToText } from "../content/plain_text.ts";
 
 /** The paths this handler serves. */
 export const REST_PATHS = [

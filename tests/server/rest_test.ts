@@ -11,7 +11,7 @@ import { Document } from "../../lib/content/document.ts";
 import { envelopeReady, parseFrontmatter } from "../../lib/envelope/frontmatter.ts";
 import { setLogLevel } from "../../lib/log.ts";
 import { NetError } from "../../lib/net/errors.ts";
-import { markdownToText } from "../../lib/server/plain_text.ts";
+import { markdownToText } from "../../lib/content/plain_text.ts";
 import { API_PARAMS, createRestApi, REST_PATHS, SECTIONS_PARAMS } from "../../lib/server/rest.ts";
 import type { LoadOptions } from "../../lib/sources/web.ts";
 import { HttpServerProcess, replaySetup } from "../support/process.ts";

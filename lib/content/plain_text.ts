@@ -8,9 +8,6 @@
  * `<autolinks>`). Code blocks keep their text verbatim; structure markers go,
  * links become `text (url)`, table rows become tab-separated cells.
  *
- * (It lives with the server because `lib/content` was being reworked when it
- * was written; it is a pure function and can move there as is.)
- *
  * @module
  */
 
