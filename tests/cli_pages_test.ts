@@ -89,3 +89,29 @@ Deno.test("cli: page command errors are clear", async () => {
   assert.equal(conflict.code, 1);
   assert.match(conflict.stderr, /section cannot be combined with search/);
 });
+
+Deno.test("cli: fetch --query returns the answering section with the extract fields", async () => {
+  const handbook = `${ROOT_DIR}/fixtures/pages/handbook.html`;
+  const json = await cli([
+    "fetch",
+    handbook,
+    "--query",
+    "how often does the supply boat come?",
+    "--max-tokens",
+    "200",
+    "--format",
+    "json",
+  ]);
+  assert.equal(json.code, 0, json.stderr);
+  const parsed = JSON.parse(json.stdout);
+  assert.equal(parsed.frontmatter.extracted, true);
+  assert.equal(parsed.frontmatter.extract_confidence, "high");
+  assert.ok(parsed.frontmatter.returned_tokens <= 200);
+  assert.ok(parsed.frontmatter.original_tokens > 1000);
+  const text = parsed.content[0];
+  assert.match(text, /## Supplies and provisions\n\nA supply boat calls on the first Monday/);
+  assert.doesNotMatch(text, /Puffins/, "unrelated sections stay out");
+  const bad = await cli(["fetch", handbook, "--query", "boat", "--max-tokens", "63"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /valid values: 64-20000 with --query/);
+});

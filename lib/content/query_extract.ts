@@ -694,7 +694,10 @@ class Picker {
     if (section >= 0) {
       const sec = this.doc.sections[section];
       const own = a >= 0 ? this.sumCost(a, b) : 0;
-      if (own < THIN_SECTION && sec.children.length > 0 && (a < 0 || this.chosen.has(a))) {
+      if (
+        ranked.headingCoverage > 0 && own < THIN_SECTION && sec.children.length > 0 &&
+        (a < 0 || this.chosen.has(a))
+      ) {
         for (let s = section + 1; s < this.doc.sections.length; s++) {
           if (this.doc.sections[s].start >= sec.subtreeEnd) break;
           const ss = this.index.slot(s);
