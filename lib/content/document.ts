@@ -7,6 +7,8 @@
  *
  * @module
  */
+import type { FrontmatterValue } from "../envelope/frontmatter.ts";
+import type { CitationInput } from "../shelf/record.ts";
 import { SearchIndex } from "./search.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
 import { buildSlices, type Slice } from "./slices.ts";
@@ -18,7 +20,7 @@ export interface Sized {
 }
 
 /** What a Document was made from. */
-export type DocumentKind = "html" | "markdown" | "text" | "json" | "xml" | "pdf";
+export type DocumentKind = "html" | "markdown" | "text" | "json" | "xml" | "pdf" | "record";
 
 /** The fields a Document is built from. */
 export interface DocumentInit {
@@ -48,6 +50,24 @@ export interface DocumentInit {
   pages?: number;
   /** True when served through a proxy (the address check was advisory). */
   degraded?: boolean;
+  /** Trusted frontmatter fields a source computed, in order. */
+  facts?: DocumentFact[];
+  /** The work this Document describes, for the research shelf. */
+  citation?: CitationInput;
+  /** Name of the source that made it (`web` for the generic path). */
+  source?: string;
+}
+
+/**
+ * A frontmatter field a source computed (an API name, a status, a link to
+ * the full text). Keys of the collecting kind (`hint`, `warning`, `note`,
+ * `see_also`, `alert`) are appended; others are set.
+ */
+export interface DocumentFact {
+  /** Frontmatter key. */
+  key: string;
+  /** Its value: trusted values, numbers and booleans only. */
+  value: FrontmatterValue;
 }
 
 /** A converted page with its structure. */
@@ -78,6 +98,12 @@ export class Document {
   readonly pages?: number;
   /** Fetched through a proxy. */
   readonly degraded: boolean;
+  /** Source-computed frontmatter fields. */
+  readonly facts: readonly DocumentFact[];
+  /** The work it describes, for the shelf. */
+  readonly citation?: CitationInput;
+  /** The source that made it. */
+  readonly source: string;
   /** Sections in document order. */
   readonly sections: Section[];
   #slices?: Slice[];
@@ -100,6 +126,9 @@ export class Document {
     this.droppedShare = init.droppedShare ?? 0;
     this.pages = init.pages;
     this.degraded = init.degraded ?? false;
+    this.facts = init.facts ?? [];
+    this.citation = init.citation;
+    this.source = init.source ?? "web";
     this.sections = buildSections(this.markdown, this.anchors);
   }
 

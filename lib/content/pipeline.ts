@@ -56,7 +56,7 @@ export function kindOf(
   contentType: string,
   url: string,
   bytes: Uint8Array,
-): DocumentKind | undefined {
+): Exclude<DocumentKind, "record"> | undefined {
   const t = contentType.toLowerCase();
   const path = (() => {
     try {

@@ -6,10 +6,11 @@
  * @module
  */
 import type { Document } from "../content/document.ts";
-import { Frontmatter } from "../envelope/frontmatter.ts";
+import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { isTrusted, type Trusted, trusted } from "../envelope/trusted.ts";
+import { currentShelf } from "../shelf/mod.ts";
 import { checkUrl } from "../net/fetch.ts";
 import { loadDocument, type Loaded, withoutFragment } from "../sources/router.ts";
 import type { LoadOptions } from "../sources/web.ts";
@@ -35,7 +36,7 @@ export type Loader = (url: string, options: LoadOptions) => Promise<Loaded>;
 export const webLoader: Loader = loadDocument;
 
 /** Document kinds as frontmatter shows them. */
-export const CONTENT_KINDS = ["html", "markdown", "text", "json", "xml", "pdf"] as const;
+export const CONTENT_KINDS = ["html", "markdown", "text", "json", "xml", "pdf", "record"] as const;
 
 /** A request URL split into the page and its fragment. */
 export interface PageUrl {
@@ -101,6 +102,12 @@ export function pageFrontmatter(
         .text`main-content extraction left out ${percent}% of the page's text (menus, sidebars, related links, comments); pass full_page=true (CLI: --full-page) to get the whole page`,
     );
   }
+  for (const fact of doc.facts) {
+    if ((APPEND_KEYS as readonly string[]).includes(fact.key)) {
+      const values = Array.isArray(fact.value) ? fact.value : [fact.value];
+      for (const v of values) if (isTrusted(v)) fm.append(fact.key as AppendKey, v);
+    } else fm.set(fact.key, fact.value);
+  }
   if (doc.degraded) {
     fm.append(
       "warning",
@@ -109,6 +116,17 @@ export function pageFrontmatter(
     );
   }
   return fm;
+}
+
+/**
+ * Puts the work a Document describes on the research shelf (inspecting one
+ * paper, RFC or repository tracks it) and says so in the frontmatter.
+ */
+export async function shelveCitation(doc: Document, fm: Frontmatter): Promise<void> {
+  if (!doc.citation) return;
+  const result = await currentShelf().track(doc.citation);
+  if (result.status) fm.set("shelf", result.status);
+  if (result.note) fm.append("note", result.note);
 }
 
 /** Loads the document for a request, turning failures into tool errors. */

@@ -47,6 +47,7 @@ import {
   pageUrl,
   READS_THE_WEB,
   shellAnswer,
+  shelveCitation,
   toolRef,
   webLoader,
 } from "./page_view.ts";
@@ -187,6 +188,7 @@ export async function runIncisive(
     fullPage,
   );
   const fm = pageFrontmatter(url, doc, cached, fullPage);
+  await shelveCitation(doc, fm);
   for (const w of warnings) fm.append("warning", w);
   if (isEmpty(doc)) {
     if (doc.jsShell) return shellAnswer(ctx, fm);

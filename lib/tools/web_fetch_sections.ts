@@ -19,6 +19,7 @@ import {
   pageUrl,
   READS_THE_WEB,
   shellAnswer,
+  shelveCitation,
   toolRef,
   webLoader,
 } from "./page_view.ts";
@@ -45,6 +46,7 @@ export async function runSections(
   const fullPage = args.full_page ?? false;
   const { doc, cached } = await loadPage(load, url, LARGE_MAX_BYTES, ctx, fullPage);
   const fm = pageFrontmatter(url, doc, cached, fullPage);
+  await shelveCitation(doc, fm);
   if (isEmpty(doc)) {
     if (doc.jsShell) return shellAnswer(ctx, fm);
     throw new ToolError(
