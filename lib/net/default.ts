@@ -6,7 +6,8 @@
  *   where the address check is advisory (results say `degraded`);
  * - `MCP_CONTACT_EMAIL`: a contact address in the User-Agent;
  * - `PARKOUR_REPLAY_DIR`: serve every request from recorded exchanges
- *   (tests); `PARKOUR_RECORD_DIR`: record every exchange there;
+ *   (tests; per-host spacing and retry waits then pass 100 times faster);
+ *   `PARKOUR_RECORD_DIR`: record every exchange there;
  * - `PARKOUR_SHARED_DIR`: where replayed exchanges find the shared captures;
  * - `PARKOUR_CACHE_MB`: page cache bound (default 256).
  *
@@ -14,6 +15,7 @@
  */
 import { env, envFlag } from "../config.ts";
 import { DEFAULT_CACHE_BYTES, PageCache } from "./cache.ts";
+import { fastClock } from "./clock.ts";
 import { Net } from "./fetch.ts";
 import { recordingTransport, ReplayStore } from "./replay.ts";
 import { pinnedTransport, proxyTransport } from "./transport.ts";
@@ -30,6 +32,8 @@ export function netFromEnv(): Net {
       proxyTransport: transport,
       resolver: store.resolver(),
       allowPrivate,
+      // Replayed answers need no spacing: waits (limiter, retry backoff) pass 100 times faster.
+      clock: fastClock(0.01),
     });
   }
   const record = env("PARKOUR_RECORD_DIR");
