@@ -12,6 +12,10 @@ import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
+import { ietfSource } from "./ietf.ts";
+import { arxivSource } from "./arxiv.ts";
+import { semanticScholarSource } from "./semantic_scholar.ts";
+import { doiSource } from "./doi.ts";
 
 /** A first-party source. */
 export interface Source {
@@ -24,7 +28,7 @@ export interface Source {
 }
 
 /** Sources tried before the generic web path, in order. */
-export const SOURCES: Source[] = [];
+export const SOURCES: Source[] = [arxivSource, semanticScholarSource, doiSource, ietfSource];
 
 let cache: PageCache<Document> | undefined;
 

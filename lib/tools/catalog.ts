@@ -4,7 +4,12 @@
  *
  * @module
  */
+import { arxivTool } from "./arxiv.ts";
+import { s2LicenceAccepted } from "../config.ts";
+import { ietf } from "./ietf.ts";
 import type { ToolDefinition } from "./registry.ts";
+import { researchShelf } from "./research_shelf.ts";
+import { semanticScholar } from "./semantic_scholar.ts";
 import { webFetchIncisive } from "./web_fetch_incisive.ts";
 import { webFetchSections } from "./web_fetch_sections.ts";
 
@@ -12,4 +17,9 @@ import { webFetchSections } from "./web_fetch_sections.ts";
 export const TOOLS: readonly ToolDefinition[] = [
   webFetchSections,
   webFetchIncisive,
+  arxivTool,
+  researchShelf,
+  ietf,
+  // Only once the user accepted the Semantic Scholar API licence (S2_ACCEPT_TOS).
+  ...(s2LicenceAccepted() ? [semanticScholar] : []),
 ];
