@@ -23,8 +23,11 @@
  * served decompressed unless the recorded headers say `content-encoding:
  * gzip`. `address` optionally gives the address the host resolved to.
  *
- * Replay matches method and URL exactly. The address check still runs, on
- * the recorded address (a public placeholder when none was recorded).
+ * Replay matches method and URL exactly. A fixture whose request also gives
+ * `accept` matches only requests with that Accept header (content
+ * negotiation serves one URL in several forms); one without matches any.
+ * The address check still runs, on the recorded address (a public
+ * placeholder when none was recorded).
  *
  * @module
  */
@@ -38,7 +41,7 @@ export const PLACEHOLDER_ADDRESS = "93.184.215.14";
 /** One recorded exchange, as stored. */
 export interface Exchange {
   /** The request. */
-  request: { method: string; url: string };
+  request: { method: string; url: string; accept?: string };
   /** The response. */
   response: {
     status: number;
@@ -104,19 +107,20 @@ export class ReplayStore {
       for await (const file of jsonFiles(this.#dir)) {
         const exchange = JSON.parse(await Deno.readTextFile(file)) as Exchange;
         if (!exchange.request?.url || !exchange.response || !exchange.provenance) continue;
-        index.set(keyOf(exchange.request.method ?? "GET", exchange.request.url), {
-          exchange,
-          file,
-        });
+        const key = keyOf(exchange.request.method ?? "GET", exchange.request.url);
+        const accept = exchange.request.accept;
+        index.set(accept !== undefined ? `${key} ${accept}` : key, { exchange, file });
       }
       return index;
     })();
     return this.#index;
   }
 
-  /** The exchange for a request, or undefined. */
-  async find(method: string, url: string): Promise<Loaded | undefined> {
-    return (await this.#load()).get(keyOf(method, url));
+  /** The exchange for a request (and its Accept header), or undefined. */
+  async find(method: string, url: string, accept?: string): Promise<Loaded | undefined> {
+    const index = await this.#load();
+    const key = keyOf(method, url);
+    return (accept !== undefined ? index.get(`${key} ${accept}`) : undefined) ?? index.get(key);
   }
 
   async #body(loaded: Loaded): Promise<Uint8Array> {
@@ -148,7 +152,11 @@ export class ReplayStore {
       name: "replay",
       pins: true,
       send: async (request): Promise<TransportResponse> => {
-        const loaded = await this.find(request.method, request.url.href);
+        const loaded = await this.find(
+          request.method,
+          request.url.href,
+          request.headers.get("accept") ?? undefined,
+        );
         if (!loaded) {
           throw new NetError(
             "replay_missing",
