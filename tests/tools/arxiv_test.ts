@@ -217,6 +217,23 @@ Deno.test("arxiv category: json output carries structured records", async () => 
   assert.deepEqual(JSON.parse(a.body.join("\n")).papers, papers);
 });
 
+Deno.test("arxiv shelf: a paper is shelved under its publisher DOI, list results never", async () => {
+  // Earlier tests looked up hep-th/9711200 (tool and PDF URL) and listed cs.CL.
+  const a = await call(client, { action: "export", format: "json" }, "research_shelf");
+  assert.equal(a.isError, false, a.text);
+  const active = JSON.parse(a.body.join("\n")).active as Record<string, Record<string, unknown>>;
+  const paper = active["10.1023/a:1026654312961"];
+  assert.ok(paper, `shelved under the publisher DOI: ${Object.keys(active)}`);
+  assert.deepEqual(paper.alt_dois, ["10.48550/arxiv.hep-th/9711200"]);
+  assert.equal(paper.arxiv_id, "hep-th/9711200");
+  assert.equal(paper.source_tool, "arxiv");
+  assert.deepEqual(paper.authors, ["Maldacena, Juan M."]);
+  assert.ok(
+    !Object.keys(active).some((k) => k.includes("2611.")),
+    "category results are not shelved",
+  );
+});
+
 Deno.test("arxiv search: no match gives a hint, not an error; limit above 100 is lowered", async () => {
   const a = await call(client, { action: "search", query: "ti:zzqxjv" });
   assert.equal(a.isError, false, a.text);
