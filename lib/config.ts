@@ -125,3 +125,49 @@ export function expandToolRefs(
     return name;
   });
 }
+
+/**
+ * The folder of the user's parkour files: `$XDG_CONFIG_HOME/parkour`, else
+ * `~/.config/parkour`; undefined when neither variable is readable.
+ */
+export function configDir(): string | undefined {
+  const base = env("XDG_CONFIG_HOME") ?? (env("HOME") ? `${env("HOME")}/.config` : undefined);
+  return base ? `${base.replace(/\/$/, "")}/parkour` : undefined;
+}
+
+/**
+ * The trimmed contents of a file in {@link configDir}; undefined when it is
+ * missing, empty or not readable (the server runs without read permission
+ * unless given `--allow-read` on that folder).
+ */
+export function configFile(name: string): string | undefined {
+  const dir = configDir();
+  if (!dir) return undefined;
+  try {
+    return Deno.readTextFileSync(`${dir}/${name}`).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+let s2Accepted: boolean | undefined;
+
+/**
+ * Whether the user accepted the Semantic Scholar API licence, which the
+ * `semantic_scholar` tool and the interception of semanticscholar.org paper
+ * URLs require: `S2_ACCEPT_TOS=1` (true, yes, on), or a file named
+ * `s2_accept_tos` in {@link configDir} (its presence is the acceptance).
+ * Read once per process.
+ */
+export function s2LicenceAccepted(): boolean {
+  return (s2Accepted ??= envFlag("S2_ACCEPT_TOS") || configFile("s2_accept_tos") !== undefined);
+}
+
+/**
+ * The Semantic Scholar API key: `S2_API_KEY`, else the file `s2_api_key` in
+ * {@link configDir}; undefined for the shared unauthenticated pool. Sent as
+ * `x-api-key`; never logged or shown.
+ */
+export function s2ApiKey(): string | undefined {
+  return env("S2_API_KEY") ?? (configFile("s2_api_key") || undefined);
+}
