@@ -1,0 +1,287 @@
+/**
+ * `ietf` (`IETF`): RFCs, Internet-Drafts and subseries from the IETF's own
+ * services.
+ *
+ * - `rfc`: one RFC's record (RFC Editor JSON): status, relations,
+ *   subseries, DOI, formats, a pointer to the rendered text; tracked on
+ *   the research shelf;
+ * - `search`: RFCs by title words on the Datatracker, with status and
+ *   working-group filters; records in the configured output format;
+ * - `draft`: one Internet-Draft's Datatracker record;
+ * - `subseries`: the RFCs of an STD, BCP or FYI document (BibXML).
+ *
+ * `rfc` and `draft` load through the router, so they share the page cache
+ * with the interception of the same URLs by the page tools.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { Frontmatter } from "../envelope/frontmatter.ts";
+import { renderRecords } from "../envelope/formats.ts";
+import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { trusted } from "../envelope/trusted.ts";
+import { OUTPUT_FORMATS } from "../config.ts";
+import { loadDocument } from "../sources/router.ts";
+import {
+  draftUrl,
+  fetchSubseries,
+  IetfInputError,
+  parseDraftName,
+  parseRfcNumber,
+  parseSubseries,
+  rfcUrl,
+  searchRfcs,
+  STATUS_FILTERS,
+  type StatusFilter,
+  subseriesInfoUrl,
+} from "../sources/ietf.ts";
+import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
+import { pageFrontmatter, pageUrl, READS_THE_WEB, shelveCitation } from "./page_view.ts";
+import { defineTool, type ToolContext } from "./registry.ts";
+
+const ACTIONS = ["rfc", "search", "draft", "subseries"] as const;
+const STATUS_KEYS = Object.keys(STATUS_FILTERS) as StatusFilter[];
+const WG = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+const schema = z.object({
+  action: z.enum(ACTIONS).describe("rfc | search | draft | subseries"),
+  query: z.string().max(500).describe(
+    "rfc: 9110, 'RFC 9110', DOI 10.17487/RFC9110 or an RFC Editor / Datatracker URL; " +
+      "search: words of the title; draft: draft name or Datatracker URL; " +
+      "subseries: 'STD 97', 'BCP 14', 'FYI 36'",
+  ),
+  limit: z.number().int().min(1).max(50).optional().describe(
+    "search: results per page (default 10, at most 50)",
+  ),
+  offset: z.number().int().min(0).max(100_000).optional().describe(
+    "search: results to skip (default 0)",
+  ),
+  status: z.enum(STATUS_KEYS as [StatusFilter, ...StatusFilter[]]).optional().describe(
+    "search: ps (Proposed Standard), std (Internet Standard), bcp, inf (Informational), exp (Experimental), hist (Historic)",
+  ),
+  wg: z.string().max(40).optional().describe("search: working group acronym (httpbis, quic, tls)"),
+});
+
+type Args = z.infer<typeof schema>;
+
+function inputError(error: unknown): never {
+  if (error instanceof IetfInputError) throw new ToolError(error.message);
+  throw error;
+}
+
+async function loadRecord(
+  url: string,
+  ctx: ToolContext,
+  amend?: (fm: Frontmatter) => void,
+): Promise<ToolResult> {
+  let loaded;
+  try {
+    loaded = await loadDocument(url, { maxBytes: DEFAULT_MAX_BYTES, signal: ctx.signal });
+  } catch (error) {
+    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
+    throw error;
+  }
+  const { doc, cached } = loaded;
+  const fm = pageFrontmatter(pageUrl(url), doc, cached);
+  await shelveCitation(doc, fm);
+  amend?.(fm);
+  return ctx.respond({ frontmatter: fm, fences: [{ content: doc.markdown, title: doc.title }] });
+}
+
+async function rfcAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  let n: number;
+  try {
+    n = parseRfcNumber(args.query);
+  } catch (error) {
+    inputError(error);
+  }
+  return await loadRecord(rfcUrl(n), ctx);
+}
+
+async function draftAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  let ref;
+  try {
+    ref = parseDraftName(args.query);
+  } catch (error) {
+    inputError(error);
+  }
+  const asked = ref.rev;
+  return await loadRecord(draftUrl(ref.name), ctx, (fm) => {
+    const latest = fm.toRecord().revision;
+    if (asked === undefined || latest === undefined || latest === asked) return;
+    const rev = trusted.matching(asked, /^\d{2}$/);
+    fm.append(
+      "note",
+      trusted.text`this is the record of the latest revision; revision ${rev}'s text is at ${
+        trusted.url(`https://www.ietf.org/archive/id/${ref.name}-${asked}.html`)
+      }`,
+    );
+  });
+}
+
+async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  const title = args.query.replace(/\s+/g, " ").trim();
+  if (title.length < 2) {
+    throw new ToolError(
+      "search needs at least two characters of an RFC's title in query (e.g. 'HTTP semantics'); for one RFC by number use action=rfc",
+    );
+  }
+  const wg = args.wg?.trim().toLowerCase() || undefined;
+  if (wg !== undefined && !WG.test(wg)) {
+    throw new ToolError(
+      `wg must be a working group acronym (letters, digits and hyphens, like httpbis or quic); got '${
+        args.wg!.slice(0, 60)
+      }'`,
+    );
+  }
+  const limit = args.limit ?? 10;
+  const offset = args.offset ?? 0;
+  const results = await searchRfcs({ title, limit, offset, status: args.status, wg }, ctx.signal);
+  const fm = new Frontmatter()
+    .set("api", trusted.text`IETF (Datatracker)`)
+    .set("action", trusted.oneOf(ACTIONS, "search"))
+    .set("query", trusted.echo(title, 200));
+  if (args.status) fm.set("status", trusted.oneOf(STATUS_KEYS, args.status));
+  if (wg) fm.set("wg", trusted.matching(wg, WG));
+  fm.set("total_results", results.total);
+  fm.set("offset", offset);
+  fm.set("showing", results.hits.length);
+  if (results.hits.length === 0) {
+    fm.append(
+      "note",
+      results.total > 0
+        ? trusted.text`no results at offset ${offset}; there are ${results.total} in all`
+        : trusted
+          .text`no RFC title contains these words${
+          args.status || wg ? trusted.text` with these filters` : trusted.text``
+        }; try fewer or other words, or drop the filters`,
+    );
+    return ctx.respond({ frontmatter: fm });
+  }
+  const format = ctx.defaultOutput;
+  fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
+  const rendered = renderRecords(
+    results.hits.map((h) => ({
+      rfc: `RFC ${h.rfc}`,
+      title: h.title,
+      status: h.status ?? null,
+      pages: h.pages ?? null,
+      url: h.url,
+    })),
+    format,
+    { columns: ["rfc", "title", "status", "pages", "url"] },
+  );
+  const next = offset + results.hits.length;
+  if (next < results.total) {
+    fm.append(
+      "hint",
+      trusted.text`${results.total - next} more results: call again with offset=${next}`,
+    );
+  }
+  fm.append(
+    "hint",
+    trusted
+      .text`use action=rfc with a number for an RFC's full record (status, relations, abstract)`,
+  );
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: rendered.text, title: "RFC search results" }],
+    structured: rendered.structured,
+  });
+}
+
+async function subseriesAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  let ref;
+  try {
+    ref = parseSubseries(args.query);
+  } catch (error) {
+    inputError(error);
+  }
+  const id = trusted.matching(`${ref.series} ${ref.number}`, /^(?:STD|BCP|FYI) [1-9]\d{0,3}$/);
+  let members;
+  try {
+    members = await fetchSubseries(ref, ctx.signal);
+  } catch (error) {
+    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
+    throw error;
+  }
+  const fm = new Frontmatter()
+    .set("source", trusted.url(subseriesInfoUrl(ref)))
+    .set("api", trusted.text`IETF (BibXML)`)
+    .set("subseries", id)
+    .set("member_count", members.length);
+  if (members.length === 0) {
+    fm.append(
+      "note",
+      trusted
+        .text`${id} has no RFC members in BibXML (a number reserved or retired); see the source page`,
+    );
+    return ctx.respond({ frontmatter: fm });
+  }
+  fm.set("members", members.map((m) => trusted.matching(`RFC${m.rfc}`, /^RFC[1-9]\d{0,4}$/)));
+  const format = ctx.defaultOutput;
+  fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
+  fm.append(
+    "hint",
+    trusted.text`read a member with action=rfc and its number (its status, relations and text)`,
+  );
+  const rendered = renderRecords(
+    members.map((m) => ({
+      rfc: `RFC ${m.rfc}`,
+      title: m.title,
+      date: m.date || null,
+      authors: m.authors.join("; "),
+      url: rfcUrl(m.rfc),
+    })),
+    format,
+    { columns: ["rfc", "title", "date", "authors", "url"], name: "members" },
+  );
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: rendered.text, title: `${id}` }],
+    structured: rendered.structured,
+  });
+}
+
+const DESCRIPTION = `IETF documents from the IETF's own services: RFCs (RFC Editor),
+Internet-Drafts and RFC search (Datatracker), subseries (BibXML).
+
+Actions (query says what):
+- rfc: one RFC's record. query: 9110, 'RFC 9110', the DOI 10.17487/RFC9110,
+  or an rfc-editor.org / datatracker.ietf.org URL. Gives status, date,
+  pages, working group, abstract, the obsoletes / obsoleted_by / updates /
+  updated_by chains, subseries (STD/BCP), DOI, formats and errata, and
+  full_text: the rendered RFC's URL, to read with {tool:web_fetch_incisive}
+  (section=, search=, query=). The RFC is tracked on the research shelf.
+- search: RFCs whose title contains query's text; filters status
+  (ps, std, bcp, inf, exp, hist) and wg (working group acronym, e.g.
+  httpbis); limit (default 10, at most 50) and offset to page.
+- draft: an Internet-Draft by name (draft-ietf-quic-transport) or
+  Datatracker URL: state, intended status, stream, working group, abstract,
+  recent revisions and the URL of its text.
+- subseries: the RFCs of 'STD 97', 'BCP 14' or 'FYI 36'.
+
+Upstream text (titles, abstracts, names) is fenced as untrusted; the
+frontmatter holds validated values only.`;
+
+/** The tool declaration. */
+export const ietf = defineTool({
+  key: "ietf",
+  names: { desktop: "ietf", code: "IETF" },
+  title: "IETF",
+  description: DESCRIPTION,
+  inputSchema: schema,
+  annotations: READS_THE_WEB,
+  handler: (args, ctx) => {
+    switch (args.action) {
+      case "rfc":
+        return rfcAction(args, ctx);
+      case "search":
+        return searchAction(args, ctx);
+      case "draft":
+        return draftAction(args, ctx);
+      case "subseries":
+        return subseriesAction(args, ctx);
+    }
+  },
+});
