@@ -513,6 +513,40 @@ Deno.test("ietf BibXML reader: arbitrary text parses or fails with XmlError; ent
   );
 });
 
+const HAS_SHELF_TOOL = (await client.listTools()).tools.some((t) => t.name === "research_shelf");
+
+Deno.test({
+  name: "ietf: an RFC read singly is on the shelf as 10.17487/rfcNNNN; search results are not",
+  ignore: !HAS_SHELF_TOOL,
+  async fn() {
+    await call(client, "ietf", { action: "search", query: "HTTP", limit: 3 });
+    const read = await call(client, "ietf", { action: "rfc", query: "RFC 2119" });
+    assert.equal(read.isError, false, read.text);
+    const exported = await call(client, "research_shelf", { action: "export", format: "json" });
+    assert.equal(exported.isError, false, exported.text);
+    const shelf = JSON.parse(exported.body.join("\n"));
+    const rfc = shelf.active["10.17487/rfc2119"];
+    assert.ok(rfc, "RFC 2119 is on the shelf under its lower-cased, zero-padded DOI");
+    assert.equal(rfc.kind, "rfc");
+    assert.equal(rfc.rfc_number, 2119);
+    assert.equal(rfc.venue, "IETF");
+    assert.equal(rfc.year, 1997);
+    assert.equal(rfc.source_tool, "ietf");
+    assert.deepEqual(rfc.authors, ["Bradner, S."]);
+    assert.equal(
+      shelf.active["10.17487/rfc0001"]?.year,
+      1969,
+      "RFC 1 read earlier is padded to 4 digits",
+    );
+    for (const listed of ["10.17487/rfc9111", "10.17487/rfc6585"]) {
+      assert.equal(shelf.active[listed], undefined, `${listed} was only in search results`);
+    }
+  },
+});
+if (!HAS_SHELF_TOOL) {
+  console.warn("ietf shelf test skipped: the research_shelf tool is not registered");
+}
+
 Deno.test({
   name: "ietf: shutdown",
   sanitizeResources: false,
