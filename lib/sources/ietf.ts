@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { s2LicenceAccepted } from "../config.ts";
 import { Document, type DocumentFact } from "../content/document.ts";
 import type { Trusted } from "../envelope/trusted.ts";
 import { trusted } from "../envelope/trusted.ts";
@@ -536,11 +537,15 @@ export function rfcFacts(record: RfcRecord): DocumentFact[] {
         .text`part of ${id}: call the IETF tool with action=subseries query='${id}' to list the RFCs of that bundle`,
     });
   }
-  facts.push({
-    key: "see_also",
-    value: trusted
-      .text`citation counts: semantic_scholar (when enabled) with DOI:${trusted.doi(rfcDoi(n))}`,
-  });
+  if (s2LicenceAccepted()) {
+    facts.push({
+      key: "see_also",
+      value: trusted
+        .text`citation counts and citing papers: the Semantic Scholar tool with DOI:${
+        trusted.doi(rfcDoi(n))
+      }`,
+    });
+  }
   if (status === "unknown") {
     facts.push({
       key: "note",

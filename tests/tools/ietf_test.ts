@@ -23,14 +23,19 @@ const replay = replaySetup();
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real RFC Editor captures)";
 
-async function connect(args: string[] = []): Promise<Client> {
+async function connect(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
   const { command, args: argv } = launch(MAIN, args, replay.flags);
   const client = new Client(
     { name: "ietf-tests", version: "1" },
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
   await client.connect(
-    new StdioClientTransport({ command, args: argv, env: childEnv(replay.env), stderr: "pipe" }),
+    new StdioClientTransport({
+      command,
+      args: argv,
+      env: childEnv({ ...replay.env, ...env }),
+      stderr: "pipe",
+    }),
   );
   return client;
 }
@@ -86,7 +91,7 @@ Deno.test("ietf rfc: RFC 2119's record with status, DOI, relations, subseries an
   assert.deepEqual(a.fm.updated_by, ["RFC8174"]);
   assert.equal(a.fm.errata, "https://www.rfc-editor.org/errata/rfc2119");
   assert.ok(list(a.fm.hint).some((h) => /action=subseries query='BCP 14'/.test(String(h))));
-  assert.match(String(a.fm.see_also), /DOI:10\.17487\/RFC2119/);
+  assert.equal(a.fm.see_also, undefined, "Semantic Scholar is not offered unless enabled");
   assert.ok(a.fm.shelf, "a single RFC is tracked on the shelf");
   assert.equal(a.body[0], "# RFC 2119: Key words for use in RFCs to Indicate Requirement Levels");
   assert.ok(a.body.includes("## Abstract"));
@@ -99,6 +104,17 @@ Deno.test("ietf rfc: RFC 2119's record with status, DOI, relations, subseries an
   );
   // The title is upstream text: inside the fence only.
   assert.doesNotMatch(fmText(a.text), /Key words/);
+});
+
+Deno.test("ietf rfc: with Semantic Scholar enabled, the record points to it by DOI", async () => {
+  const s2 = await connect([], { S2_ACCEPT_TOS: "1" });
+  try {
+    const a = await call(s2, "ietf", { action: "rfc", query: "2119" });
+    assert.equal(a.isError, false, a.text);
+    assert.match(String(a.fm.see_also), /Semantic Scholar tool with DOI:10\.17487\/RFC2119/);
+  } finally {
+    await s2.close();
+  }
 });
 
 Deno.test("ietf rfc: every accepted form names the same RFC", async () => {
