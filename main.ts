@@ -33,6 +33,7 @@ import { parseFences } from "./lib/envelope/fence.ts";
 import { envelopeReady, parseFrontmatter } from "./lib/envelope/frontmatter.ts";
 import type { ToolResult } from "./lib/envelope/response.ts";
 import { toolFailure } from "./lib/server/mcp.ts";
+import { openShelf, parseShelfSpec } from "./lib/shelf/mod.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
 
 /** Exit code for usage errors. */
@@ -98,6 +99,12 @@ const COMMANDS: Record<string, CommandSpec> = {
         help: "port with --http (default 8765; 0 = any free port)",
       },
       ...SHARED_FLAGS,
+      "--shelf": {
+        kind: "string",
+        value: "STORE",
+        help:
+          "research shelf storage: memory (default), kv or kv:PATH (Deno KV, kept across restarts)",
+      },
     },
     run: runServe,
   },
@@ -361,7 +368,7 @@ function help(): string {
   lines.push(
     "",
     "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_HTTP_TOKEN,",
-    "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_LOG (see README).",
+    "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_LOG (see README).",
   );
   return lines.join("\n");
 }
@@ -383,6 +390,11 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   const config = applySharedFlags(configFromEnv(), flags);
   if (typeof flags["--host"] === "string") config.http.host = flags["--host"];
   if (typeof flags["--port"] === "string") config.http.port = Number(flags["--port"]);
+  const shelfFlag = typeof flags["--shelf"] === "string" ? flags["--shelf"] : undefined;
+  await openShelf(
+    parseShelfSpec(shelfFlag ?? env("PARKOUR_SHELF"), shelfFlag ? "--shelf" : "PARKOUR_SHELF"),
+    config.profile,
+  );
   const app = createApp({ config, tools: options.tools ?? TOOLS });
   if (!flags["--http"]) {
     await app.serveStdio();

@@ -25,6 +25,7 @@ import { NetError } from "../net/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
 import { toolContext, type ToolRegistry } from "../tools/registry.ts";
+import { SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 
 /** Cache lifetime announced for the tool list and discovery, in ms. */
@@ -53,11 +54,12 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: VERSION, title: "Parkour" },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: INSTRUCTIONS,
       cacheHints: {
         "tools/list": { ttlMs: LIST_TTL_MS, cacheScope: "private" },
         "server/discover": { ttlMs: LIST_TTL_MS, cacheScope: "private" },
+        "resources/list": { ttlMs: LIST_TTL_MS, cacheScope: "private" },
       },
     },
   );
@@ -110,6 +112,24 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       },
     );
   }
+  // The research shelf, read-only; it changes with every tracked work, so no caching.
+  server.registerResource(
+    SHELF_RESOURCE.name,
+    SHELF_RESOURCE.uri,
+    {
+      title: SHELF_RESOURCE.title,
+      description: SHELF_RESOURCE.description,
+      mimeType: SHELF_RESOURCE.mimeType,
+      cacheHint: { ttlMs: 0, cacheScope: "private" },
+    },
+    async (uri) => ({
+      contents: [{
+        uri: uri.href,
+        mimeType: SHELF_RESOURCE.mimeType,
+        text: await shelfResourceText(),
+      }],
+    }),
+  );
   return server;
 }
 
