@@ -276,11 +276,13 @@ Deno.test("web_fetch_incisive: JSON, XML, text, Markdown and PDF; other types ar
 });
 
 Deno.test("page tools in the code profile name their siblings in PascalCase", async () => {
-  const tools = (await clientCode.listTools()).tools.map((t) => t.name);
-  assert.deepEqual(tools, ["WebFetchSections", "WebFetchIncisive"]);
+  const tools = (await clientCode.listTools()).tools;
+  const names = tools.map((t) => t.name);
+  assert.deepEqual(names.slice(0, 2), ["WebFetchSections", "WebFetchIncisive"]);
+  for (const name of names) assert.match(name, /^[A-Z][A-Za-z]+$/, `${name} is PascalCase`);
   const outline = await call(clientCode, "WebFetchSections", { url: `${BASE}/long` });
   assert.match(String(outline.fm.hint), /WebFetchIncisive/);
-  const description = (await clientCode.listTools()).tools[1].description!;
+  const description = tools[1].description!;
   assert.match(description, /call WebFetchSections\s+first/);
   assert.ok(!description.includes("{tool:"));
 });
