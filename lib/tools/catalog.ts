@@ -6,7 +6,10 @@
  */
 import { arxivTool } from "./arxiv.ts";
 import { s2LicenceAccepted } from "../config.ts";
+import { githubTool } from "./github.ts";
+import { huggingface } from "./huggingface.ts";
 import { ietf } from "./ietf.ts";
+import { packages } from "./packages.ts";
 import type { ToolDefinition } from "./registry.ts";
 import { researchShelf } from "./research_shelf.ts";
 import { semanticScholar } from "./semantic_scholar.ts";
@@ -20,6 +23,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   arxivTool,
   researchShelf,
   ietf,
+  githubTool,
+  packages,
+  huggingface,
   // Only once the user accepted the Semantic Scholar API licence (S2_ACCEPT_TOS).
   ...(s2LicenceAccepted() ? [semanticScholar] : []),
 ];
