@@ -256,7 +256,8 @@ export class Net {
     const headers = new Headers(options.headers);
     headers.set("user-agent", this.#userAgent);
     if (!headers.has("accept")) headers.set("accept", "*/*");
-    headers.set("accept-encoding", "gzip, deflate, br");
+    // A byte range counts bytes of the stored file: ask for it unencoded.
+    headers.set("accept-encoding", headers.has("range") ? "identity" : "gzip, deflate, br");
     const visited = new Set<string>();
     const redirects: string[] = [];
     let degraded = false;

@@ -27,7 +27,8 @@
  * `accept` matches only requests with that Accept header (content
  * negotiation serves one URL in several forms); one without matches any.
  * The address check still runs, on the recorded address (a public
- * placeholder when none was recorded).
+ * placeholder when none was recorded). A request with `Range: bytes=a-b`
+ * on a recorded 200 gets 206 and that slice of the body, as a server would.
  *
  * @module
  */
@@ -165,10 +166,21 @@ export class ReplayStore {
             request.url.href,
           );
         }
-        const bytes = await this.#body(loaded);
+        let bytes = await this.#body(loaded);
         const headers = new Headers(loaded.exchange.response.headers ?? {});
+        let status = loaded.exchange.response.status;
+        // A byte range of a recorded 200 is served as the server would: 206 with that slice.
+        const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.get("range") ?? "");
+        if (range && status === 200 && Number(range[1]) < bytes.length) {
+          const from = Number(range[1]);
+          const to = Math.min(bytes.length - 1, range[2] ? Number(range[2]) : bytes.length - 1);
+          headers.set("content-range", `bytes ${from}-${to}/${bytes.length}`);
+          headers.set("content-length", String(to - from + 1));
+          bytes = bytes.slice(from, to + 1);
+          status = 206;
+        }
         return {
-          status: loaded.exchange.response.status,
+          status,
           headers,
           body: request.method === "HEAD" ? null : new Blob([bytes as BlobPart]).stream(),
           decoded: false,

@@ -16,6 +16,8 @@ import { ietfSource } from "./ietf.ts";
 import { arxivSource } from "./arxiv.ts";
 import { semanticScholarSource } from "./semantic_scholar.ts";
 import { doiSource } from "./doi.ts";
+import { githubSource } from "./github.ts";
+import { huggingfaceSource } from "./huggingface.ts";
 
 /** A first-party source. */
 export interface Source {
@@ -28,7 +30,14 @@ export interface Source {
 }
 
 /** Sources tried before the generic web path, in order. */
-export const SOURCES: Source[] = [arxivSource, semanticScholarSource, doiSource, ietfSource];
+export const SOURCES: Source[] = [
+  arxivSource,
+  semanticScholarSource,
+  doiSource,
+  ietfSource,
+  githubSource,
+  huggingfaceSource,
+];
 
 let cache: PageCache<Document> | undefined;
 

@@ -1,0 +1,272 @@
+/**
+ * `huggingface` (`HuggingFace`): models, repository files and trees, model
+ * search and authors' models on the Hugging Face Hub, from its own API.
+ *
+ * - `model`: architecture, parameters, checkpoint layout (weight files with
+ *   sizes and LFS sha256, shards, formats), effective bits per weight only
+ *   when the Hub's numbers support it (else the reason it is withheld), and
+ *   the model card;
+ * - `quant_audit`: the model view plus one request for the base model, and a
+ *   verdict on the quantisation with the figures behind it;
+ * - `file`: a text file (numbered lines; Markdown as Markdown); weight files
+ *   are described (size, LFS checksum), never downloaded, and with
+ *   `safetensors_header=true` their tensor list is read by byte range;
+ * - `tree`: files with sizes and LFS checksums;
+ * - `search` / `org`: models as records in the configured output format.
+ *
+ * Model views and files go through the page cache shared with the page
+ * tools' interception of huggingface.co URLs.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { Frontmatter } from "../envelope/frontmatter.ts";
+import { renderRecords } from "../envelope/formats.ts";
+import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { trusted } from "../envelope/trusted.ts";
+import {
+  ACCEPTED_FORMS,
+  HfInputError,
+  type HfTarget,
+  hubUrl,
+  listedRecord,
+  loadFileDocument,
+  loadModelDocument,
+  OWNER_PATTERN,
+  parseHfQuery,
+  quantAuditDocument,
+  searchModels,
+  SORTS,
+  type Warnings,
+} from "../sources/huggingface.ts";
+import { loadDocument } from "../sources/router.ts";
+import { pageFrontmatter, pageUrl } from "./page_view.ts";
+import { defineTool, type ToolContext } from "./registry.ts";
+import type { Document } from "../content/document.ts";
+
+/** Most results per call. */
+export const MAX_LIMIT = 100;
+/** Default results per call. */
+export const DEFAULT_LIMIT = 10;
+
+const ACTIONS = ["model", "file", "tree", "search", "org", "quant_audit"] as const;
+
+const schema = z.object({
+  action: z.enum(ACTIONS).describe(
+    "model: a model's card and checkpoint; file: one repo file; tree: repo files with sizes; search: find models; org: an author's models; quant_audit: model view plus a comparison with the base model",
+  ),
+  query: z.string().max(1000).describe(
+    "model/quant_audit: owner/name[@rev] or a huggingface.co URL; file: owner/name/path or a /blob/ or /resolve/ URL; tree: owner/name[/folder]; search: free text; org: owner name",
+  ),
+  ref: z.string().max(200).optional().describe(
+    "revision for model, file and tree (branch, tag, commit or refs/pr/N; default main)",
+  ),
+  limit: z.number().int().min(1).optional().describe(
+    `search and org: results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
+  ),
+  author: z.string().max(96).optional().describe(
+    "search: only this user's or organisation's models",
+  ),
+  sort: z.enum(SORTS).optional().describe(
+    "search and org: sort key, descending (default downloads)",
+  ),
+  safetensors_header: z.boolean().optional().describe(
+    "file on a .safetensors file: read its tensor list (names, dtypes, shapes) by two HTTP byte-range requests; the weights are never downloaded",
+  ),
+});
+
+/** Arguments of the tool. */
+export type HuggingFaceArgs = z.infer<typeof schema>;
+
+const DESCRIPTION = `Read models on the Hugging Face Hub through its API (never scraped).
+
+Actions:
+- model: owner/name (google-bert/bert-base-uncased), owner/name@rev, or a
+  huggingface.co URL. Architecture, parameter count, checkpoint layout
+  (weight files with sizes and LFS sha256, shards, formats), lineage (base
+  model), gating, and the model card. Effective bits per weight appear only
+  when the Hub's numbers support them; otherwise a note says why not
+  (no parameter count, packed storage, diffusers pipeline, ...).
+- quant_audit: the model view plus ONE extra request for the base model,
+  comparing parameter counts and checkpoint sizes; says what it concluded
+  and why.
+- file: owner/name/path (or a /blob/, /resolve/ URL; ref= for a revision).
+  Text files come back with numbered lines (config.json and shard maps also
+  summarised in the frontmatter). Weight files (.safetensors, .bin, .gguf,
+  ...) are never downloaded: size and LFS checksum only; with
+  safetensors_header=true a .safetensors file's tensor list is read by
+  HTTP byte range.
+- tree: owner/name[/folder] — files with sizes and LFS checksums.
+- search: models matching free text; author=, sort= (downloads, likes,
+  lastModified, trendingScore, createdAt), limit= (at most ${MAX_LIMIT}).
+- org: a user's or organisation's models.
+
+Datasets and Spaces are out of scope (read them with {tool:web_fetch_incisive}).
+{tool:web_fetch_incisive} and {tool:web_fetch_sections} on huggingface.co model,
+file and tree URLs return the same views. A token in HF_TOKEN unlocks gated
+and private repos.`;
+
+function clampLimit(limit: number | undefined, fm: Frontmatter): number {
+  const l = limit ?? DEFAULT_LIMIT;
+  if (l > MAX_LIMIT) {
+    fm.append("note", trusted.text`limit=${l} was lowered to ${MAX_LIMIT}, the most per call`);
+    return MAX_LIMIT;
+  }
+  return l;
+}
+
+async function list(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult> {
+  const fm = new Frontmatter();
+  fm.set("api", trusted.text`HuggingFace`);
+  fm.set("action", trusted.oneOf(ACTIONS, args.action));
+  const query = args.query.trim();
+  let author = args.author?.trim() || undefined;
+  let search: string | undefined;
+  if (args.action === "org") {
+    const owner = query.replace(/^https?:\/\/(?:www\.)?huggingface\.co\//i, "").replace(/\/$/, "");
+    if (!OWNER_PATTERN.test(owner)) {
+      throw new ToolError(
+        `'${
+          query.slice(0, 80)
+        }' is not a user or organisation name; give one such as google-bert or https://huggingface.co/google-bert`,
+      );
+    }
+    author = owner;
+  } else {
+    search = query || undefined;
+    if (!search && !author) {
+      throw new ToolError("search needs a query (free text such as 'llama 3 gguf') or author=");
+    }
+  }
+  if (author && !OWNER_PATTERN.test(author)) {
+    throw new ToolError(`author='${author.slice(0, 80)}' is not a user or organisation name`);
+  }
+  const sort = args.sort ?? "downloads";
+  const limit = clampLimit(args.limit, fm);
+  const warnings: Warnings = [];
+  const models = await searchModels(
+    { search, author, sort, limit },
+    { signal: ctx.signal },
+    warnings,
+  );
+  for (const w of warnings) fm.append("warning", w);
+  if (search) fm.set("query", trusted.echo(search, 300));
+  if (author) fm.set("author", trusted.matching(author, OWNER_PATTERN));
+  fm.set("sort", trusted.oneOf(SORTS, sort));
+  fm.set("results", models.length);
+  if (models.length === 0) {
+    fm.append(
+      "hint",
+      args.action === "org"
+        ? trusted
+          .text`no public models by this author; check the name (it may have only datasets or Spaces)`
+        : trusted.text`no models matched; use fewer words, or drop author=`,
+    );
+    return ctx.respond({ frontmatter: fm });
+  }
+  fm.append("hint", trusted.text`action=model query=<id> for a model's card and checkpoint`);
+  if (models.length === limit && limit < MAX_LIMIT) {
+    fm.append("hint", trusted.text`more may exist: raise limit= (at most ${MAX_LIMIT})`);
+  }
+  const rendered = renderRecords(models.map(listedRecord), ctx.defaultOutput, { name: "models" });
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: rendered.text }],
+    structured: rendered.structured,
+  });
+}
+
+function target(args: HuggingFaceArgs): HfTarget {
+  let t: HfTarget;
+  try {
+    t = parseHfQuery(args.query, args.ref);
+  } catch (error) {
+    if (error instanceof HfInputError) throw new ToolError(error.message);
+    throw error;
+  }
+  const action = args.action;
+  if (action === "tree") {
+    if (t.kind === "org") throw new ToolError(`tree needs a repository; ${ACCEPTED_FORMS}`);
+    if (t.kind === "model") return { kind: "tree", repo: t.repo, rev: t.rev ?? "main", path: "" };
+    return { kind: "tree", repo: t.repo, rev: t.rev, path: t.path };
+  }
+  if (action === "file") {
+    if (t.kind !== "file") {
+      throw new ToolError(
+        `file needs a path inside the repository, such as owner/name/config.json or a /blob/ URL; ${ACCEPTED_FORMS}`,
+      );
+    }
+    return t;
+  }
+  // model and quant_audit: a file or tree URL names its repository's model.
+  if (t.kind === "org") {
+    throw new ToolError(
+      `'${
+        args.query.trim().slice(0, 80)
+      }' names an author, not a model; use action=org for its models, or give owner/name`,
+    );
+  }
+  if (t.kind === "file" && !/^https?:/i.test(args.query.trim())) {
+    throw new ToolError(
+      `'${
+        args.query.trim().slice(0, 80)
+      }' has a path after owner/name; use action=file for a file, or give owner/name for the model`,
+    );
+  }
+  return { kind: "model", repo: t.repo, rev: t.rev === "main" && !args.ref ? undefined : t.rev };
+}
+
+async function view(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult> {
+  const t = target(args);
+  const url = hubUrl(t);
+  const options = { signal: ctx.signal, maxBytes: 20 * 1024 * 1024 };
+  let doc: Document;
+  let cached = false;
+  if (args.action === "quant_audit" && t.kind === "model") {
+    doc = await quantAuditDocument(t.repo, t.rev, url, options);
+  } else if (t.kind === "model" && t.rev) {
+    // A pinned revision has no page URL of its own the source would read as a model.
+    doc = await loadModelDocument(t.repo, t.rev, url, options);
+  } else if (t.kind === "file" && args.safetensors_header) {
+    // The header read is asked for explicitly: not the cached plain description.
+    doc = await loadFileDocument(t.repo, t.rev, t.path, url, { ...options, header: true });
+  } else {
+    ({ doc, cached } = await loadDocument(url, options));
+  }
+  const fm = pageFrontmatter(pageUrl(url), doc, cached);
+  fm.set("action", trusted.oneOf(ACTIONS, args.action));
+  if (args.safetensors_header && !(t.kind === "file" && t.path.endsWith(".safetensors"))) {
+    fm.append("note", trusted.text`safetensors_header applies only to .safetensors files`);
+  }
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: doc.markdown, title: doc.title || undefined }],
+  });
+}
+
+async function run(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult> {
+  try {
+    return args.action === "search" || args.action === "org"
+      ? await list(args, ctx)
+      : await view(args, ctx);
+  } catch (error) {
+    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
+    throw error;
+  }
+}
+
+/** The tool. */
+export const huggingface = defineTool({
+  key: "huggingface",
+  names: { desktop: "huggingface", code: "HuggingFace" },
+  title: "HuggingFace",
+  description: DESCRIPTION,
+  inputSchema: schema,
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
+  handler: (args, ctx) => run(args, ctx),
+});
