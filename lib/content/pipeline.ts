@@ -16,6 +16,8 @@
  * @module
  */
 import { Document, type DocumentKind } from "./document.ts";
+import { codeDocument } from "./code.ts";
+import { isSourcePath } from "./code_languages.ts";
 import { defaultFurniture } from "./extract.ts";
 import { htmlToMarkdown } from "./html.ts";
 import { selectMainContent } from "./select.ts";
@@ -85,6 +87,29 @@ export function kindOf(
   return undefined;
 }
 
+/**
+ * Whether a resource is a source file read as code (outline or line
+ * chunks): a known code extension served as text, as octet-stream without
+ * binary bytes, or under a code media type.
+ */
+function isSourceFile(resource: Resource, kind: DocumentKind | undefined): boolean {
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(resource.url).pathname);
+  } catch {
+    return false;
+  }
+  if (!isSourcePath(path)) return false;
+  if (kind === "text") return true;
+  const t = resource.contentType.toLowerCase();
+  const code =
+    /^(?:text\/x-|application\/x-(?:sh|python|ruby|php|httpd-php)$|(?:text|application)\/(?:javascript|ecmascript|typescript|x-javascript|x-typescript)$)/;
+  if (kind === undefined && (code.test(t) || /octet-stream$/.test(t))) {
+    return !BINARY.test(new TextDecoder().decode(resource.bytes.subarray(0, 4096)));
+  }
+  return false;
+}
+
 function fileTitle(url: string): string {
   try {
     const u = new URL(url);
@@ -145,6 +170,11 @@ export async function toDocument(
   options: { fullPage?: boolean } = {},
 ): Promise<Document> {
   const kind = kindOf(resource.contentType, resource.url, resource.bytes);
+  if (isSourceFile(resource, kind)) {
+    const path = new URL(resource.url).pathname;
+    const text = resource.text();
+    return await codeDocument({ url: resource.url, path, text, title: fileTitle(resource.url) });
+  }
   if (kind === undefined) {
     throw new ContentError(
       `${resource.url} is ${
