@@ -37,6 +37,7 @@ import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../envelope/trusted.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { recount } from "../sources/router.ts";
+import { githubLineView, isGithubLineAnchor } from "../sources/github.ts";
 import {
   FULL_PAGE_DESCRIPTION,
   isEmpty,
@@ -170,7 +171,10 @@ export async function runIncisive(
     }
   } else if (url.fragment !== undefined && sections.length > 0) {
     warnings.push(trusted.text`the URL fragment was ignored because section was given`);
-  } else if (url.fragment !== undefined && search === undefined && slices.length === 0) {
+  } else if (
+    url.fragment !== undefined && search === undefined && slices.length === 0 &&
+    !isGithubLineAnchor(url.page, url.fragment)
+  ) {
     sections = [url.fragment];
   }
   if (sections.length > 0 && (search !== undefined || slices.length > 0)) {
@@ -180,13 +184,17 @@ export async function runIncisive(
   }
   const constrained = sections.length > 0 || search !== undefined || slices.length > 0 ||
     query !== undefined;
-  const { doc, cached } = await loadPage(
+  const loaded = await loadPage(
     load,
     url,
     constrained ? LARGE_MAX_BYTES : DEFAULT_MAX_BYTES,
     ctx,
     fullPage,
   );
+  const { cached } = loaded;
+  // A GitHub line anchor (#L10-L20) on a file selects those lines of the cached file.
+  // (Only for the whole-view answer: the other views re-store the Document they index.)
+  const doc = (!constrained && await githubLineView(loaded.doc, url.fragment)) || loaded.doc;
   const fm = pageFrontmatter(url, doc, cached, fullPage);
   await shelveCitation(doc, fm);
   for (const w of warnings) fm.append("warning", w);

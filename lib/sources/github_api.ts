@@ -1,0 +1,315 @@
+/**
+ * The GitHub REST API client: the token, requests through the one network
+ * door, errors that say what to do, and rate-limit warnings.
+ *
+ * - Token: `GITHUB_TOKEN`, else the file `github_token` in the config folder
+ *   (`~/.config/parkour/github_token`). A token file that group or others
+ *   can read is refused, not read (the server does not change the user's
+ *   files): the frontmatter warns and says `chmod 600`. The token is sent
+ *   as `Authorization: Bearer …` to api.github.com and
+ *   raw.githubusercontent.com only, and never logged or echoed.
+ * - Errors: 401 (the token is bad), 403/429 rate limits (with the reset
+ *   time), other 403s, 404 (missing or private: both said), 422, 5xx.
+ * - Rate limit: when `x-ratelimit-remaining` falls below
+ *   {@link LOW_REMAINING}, a `warning` fact says how many requests are left
+ *   and when the budget resets.
+ *
+ * @module
+ */
+import type { DocumentFact } from "../content/document.ts";
+import { configDir, env } from "../config.ts";
+import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { log } from "../log.ts";
+import { defaultNet } from "../net/default.ts";
+import { NetError } from "../net/errors.ts";
+import { DEFAULT_MAX_BYTES, type FetchResult } from "../net/fetch.ts";
+
+/** API base. */
+export const GITHUB_API = "https://api.github.com";
+/** Raw file host. */
+export const GITHUB_RAW = "https://raw.githubusercontent.com";
+/** Remaining requests below which answers warn. */
+export const LOW_REMAINING = 10;
+/** The API version the client speaks. */
+export const API_VERSION = "2022-11-28";
+
+/** The token and what reading it said. */
+export interface TokenState {
+  /** The token, if one is configured and readable. */
+  token?: string;
+  /** Where it came from. */
+  from?: "env" | "file";
+  /** A warning about the token file (refused for its permissions). */
+  warning?: Trusted;
+}
+
+let tokenState: TokenState | undefined;
+
+/** The token file's path. */
+export function tokenFilePath(): string | undefined {
+  const dir = configDir();
+  return dir ? `${dir}/github_token` : undefined;
+}
+
+/** Reads the token once per process (see the module notes). */
+export function githubToken(): TokenState {
+  if (tokenState) return tokenState;
+  const fromEnv = env("GITHUB_TOKEN");
+  if (fromEnv) return (tokenState = { token: fromEnv, from: "env" });
+  const path = tokenFilePath();
+  if (!path) return (tokenState = {});
+  let mode: number | null = null;
+  try {
+    mode = Deno.statSync(path).mode;
+  } catch {
+    return (tokenState = {});
+  }
+  if (mode !== null && (mode & 0o077) !== 0) {
+    const octal = (mode & 0o777).toString(8).padStart(3, "0");
+    log("warn", `github: ${path} is readable by others (mode ${octal}); not read`);
+    return (tokenState = {
+      warning: trusted.text`the token file ${trusted.echo(path, 300)} was not read: its mode ${
+        trusted.matching(octal, /^[0-7]{3}$/)
+      } lets group or others read it; run chmod 600 on it (requests go unauthenticated meanwhile)`,
+    });
+  }
+  try {
+    const token = Deno.readTextFileSync(path).trim();
+    return (tokenState = token ? { token, from: "file" } : {});
+  } catch {
+    return (tokenState = {});
+  }
+}
+
+function authHeaders(): Record<string, string> {
+  const { token } = githubToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** Rate-limit state from a response's headers. */
+export interface RateLimit {
+  /** Requests left. */
+  remaining: number;
+  /** The hourly budget. */
+  limit: number;
+  /** Reset time, epoch seconds. */
+  reset?: number;
+}
+
+/** The rate-limit headers of a response, if present. */
+export function rateLimitOf(headers: Headers): RateLimit | undefined {
+  const remaining = Number(headers.get("x-ratelimit-remaining") ?? NaN);
+  const limit = Number(headers.get("x-ratelimit-limit") ?? NaN);
+  if (!Number.isFinite(remaining) || !Number.isFinite(limit)) return undefined;
+  const reset = Number(headers.get("x-ratelimit-reset") ?? NaN);
+  return { remaining, limit, reset: Number.isFinite(reset) ? reset : undefined };
+}
+
+function resetText(reset: number | undefined): Trusted {
+  if (reset === undefined) return trusted.text`within the hour`;
+  const iso = new Date(reset * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const minutes = Math.max(0, Math.ceil((reset * 1000 - Date.now()) / 60_000));
+  return trusted.text`at ${trusted.isoDate(iso)} (in about ${minutes} min)`;
+}
+
+/** Warnings a response's rate-limit state calls for (and the token file's). */
+export function rateWarnings(headers: Headers | undefined): DocumentFact[] {
+  const facts: DocumentFact[] = [];
+  const state = githubToken();
+  if (state.warning) facts.push({ key: "warning", value: state.warning });
+  const rate = headers ? rateLimitOf(headers) : undefined;
+  if (rate && rate.remaining < LOW_REMAINING) {
+    facts.push({
+      key: "warning",
+      value: state.token
+        ? trusted
+          .text`GitHub API rate limit low: ${rate.remaining} of ${rate.limit} requests left; the budget resets ${
+          resetText(rate.reset)
+        }`
+        : trusted
+          .text`GitHub API rate limit low: ${rate.remaining} of ${rate.limit} requests left; the budget resets ${
+          resetText(rate.reset)
+        }; set GITHUB_TOKEN (or ~/.config/parkour/github_token, mode 600) for 5,000 requests an hour`,
+    });
+  }
+  return facts;
+}
+
+/** What the request was for, in error messages ("repository python/cpython"). */
+export type What = string;
+
+function bodyMessage(result: FetchResult): string | undefined {
+  try {
+    const json = JSON.parse(result.text()) as { message?: unknown; errors?: unknown };
+    const errors = Array.isArray(json.errors) ? json.errors : [];
+    const first = errors[0] as { message?: unknown; code?: unknown } | undefined;
+    const detail = typeof first?.message === "string" ? first.message : undefined;
+    const msg = typeof json.message === "string" ? json.message : undefined;
+    return [msg, detail].filter(Boolean).join(": ").slice(0, 300) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Throws the explained error for a non-2xx GitHub answer. */
+export function checkGithub(result: FetchResult, what: What): FetchResult {
+  const status = result.status;
+  if (status >= 200 && status < 300) return result;
+  const { token } = githubToken();
+  const remote = { status, body: result.text(), contentType: result.contentType };
+  const fail = (message: string): never => {
+    throw new NetError("status", message, result.url, { remote });
+  };
+  const rate = rateLimitOf(result.headers);
+  if (status === 401 && !token) {
+    fail(
+      `GitHub requires authentication to read ${what} (HTTP 401); set GITHUB_TOKEN (or ~/.config/parkour/github_token, mode 600) to a personal access token`,
+    );
+  }
+  if (status === 401) {
+    fail(
+      `GitHub refused the token (HTTP 401, bad credentials): the token in ${
+        githubToken().from === "file" ? "~/.config/parkour/github_token" : "GITHUB_TOKEN"
+      } is invalid, expired or revoked; replace it with a valid token, or remove it to read public data without one (60 requests an hour)`,
+    );
+  }
+  if (
+    status === 429 ||
+    (status === 403 && (rate?.remaining === 0 || result.headers.has("retry-after")))
+  ) {
+    const reset = rate?.reset ??
+      (Date.now() / 1000 + Number(result.headers.get("retry-after") ?? 60));
+    fail(
+      `GitHub rate limit reached (HTTP ${status}) while reading ${what}; the budget resets ${
+        String(resetText(reset))
+      }. ${
+        token
+          ? "Wait until then, or make fewer requests (search has its own, smaller limit of 30 an hour per minute window)."
+          : "Unauthenticated requests get 60 an hour: set GITHUB_TOKEN (or ~/.config/parkour/github_token, mode 600) for 5,000."
+      }`,
+    );
+  }
+  if (status === 403) {
+    const need = result.headers.get("x-accepted-oauth-scopes");
+    const have = result.headers.get("x-oauth-scopes");
+    const scopes = need && /^[a-z:_, -]{1,200}$/.test(need)
+      ? ` This endpoint needs the scope '${need}'; the token has '${
+        /^[a-z:_, -]{0,200}$/.test(have ?? "") ? have : "?"
+      }'.`
+      : "";
+    fail(
+      `GitHub refused access to ${what} (HTTP 403).${scopes} ${
+        token ? "The token may lack permission for it." : "It may need a token: set GITHUB_TOKEN."
+      }`,
+    );
+  }
+  if (status === 404) {
+    fail(
+      `Not found on GitHub: ${what} does not exist, or it is private. ${
+        token
+          ? "If it is private, the configured token has no access to it."
+          : "Private repositories need a token with access: set GITHUB_TOKEN."
+      } Check the spelling of the owner, repository, number or path.`,
+    );
+  }
+  if (status === 422) {
+    fail(
+      `GitHub rejected the request for ${what} (HTTP 422: ${
+        bodyMessage(result) ?? "invalid request"
+      }); check the query syntax (see https://docs.github.com/search-github/searching-on-github)`,
+    );
+  }
+  if (status >= 500) fail(`GitHub failed (HTTP ${status}) while reading ${what}; try again later`);
+  return fail(`GitHub answered HTTP ${status} for ${what}; check the request`);
+}
+
+/** Options of a request. */
+export interface RequestOptions {
+  /** Cancels it. */
+  signal?: AbortSignal;
+  /** Accept header (the JSON media type by default). */
+  accept?: string;
+  /** Cap on the body. */
+  maxBytes?: number;
+  /** Deadline. */
+  deadlineMs?: number;
+}
+
+/** A decoded JSON answer and its headers. */
+export interface JsonAnswer<T> {
+  /** The decoded body. */
+  data: T;
+  /** Response headers (rate limit). */
+  headers: Headers;
+}
+
+/** A body that is not the JSON GitHub documents. */
+export class GithubFormatError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ContentError";
+  }
+}
+
+/** GETs an API path (`/repos/o/r`) and decodes its JSON; errors explained. */
+export async function githubJson<T>(
+  path: string,
+  what: What,
+  options: RequestOptions = {},
+): Promise<JsonAnswer<T>> {
+  const result = checkGithub(
+    await defaultNet().fetch(`${GITHUB_API}${path}`, {
+      signal: options.signal,
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      deadlineMs: options.deadlineMs,
+      headers: {
+        accept: options.accept ?? "application/vnd.github+json",
+        "x-github-api-version": API_VERSION,
+        ...authHeaders(),
+      },
+    }),
+    what,
+  );
+  let data: T;
+  try {
+    data = JSON.parse(result.text()) as T;
+  } catch {
+    throw new GithubFormatError(
+      `GitHub's answer for ${what} was not JSON (${
+        result.contentType || "no type"
+      }); try again later`,
+    );
+  }
+  if (data === null || typeof data !== "object") {
+    throw new GithubFormatError(`GitHub's answer for ${what} was not the JSON object it documents`);
+  }
+  return { data, headers: result.headers };
+}
+
+/** GETs a raw file; undefined on 404 when `missingOk`. */
+export async function githubRaw(
+  url: string,
+  what: What,
+  options: RequestOptions & { missingOk?: boolean } = {},
+): Promise<FetchResult | undefined> {
+  const result = await defaultNet().fetch(url, {
+    signal: options.signal,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    deadlineMs: options.deadlineMs,
+    headers: { accept: "*/*", ...authHeaders() },
+  });
+  if (result.status === 404 && options.missingOk) return undefined;
+  return checkGithub(result, what);
+}
+
+/** Runs an optional enrichment: its failure is logged and treated as absent. */
+export async function optional<T>(name: string, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    log("debug", `github: ${name} not available`, error instanceof Error ? error.message : error);
+    return undefined;
+  }
+}
