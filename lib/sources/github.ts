@@ -102,6 +102,19 @@ function typeFact(type: typeof GITHUB_TYPES[number]): DocumentFact {
 
 const API = fact("api", trusted.text`GitHub`);
 
+/**
+ * Content this source cannot serve (a binary file, a refused URL shape, a
+ * missing wiki): named like the content layer's errors, so the page tools
+ * and the HTTP API report it as unreadable content, not as a failure.
+ */
+export class GithubContentError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ContentError";
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Files
 
@@ -140,7 +153,7 @@ export async function loadFile(
     encodePath(t.path)
   }`;
   if (text === undefined) {
-    throw new ToolError(
+    throw new GithubContentError(
       `${t.path} in ${t.owner}/${t.repo} is a binary file (${
         result!.bytes.length
       } bytes, not UTF-8 text), so it is not shown; look for its source or documentation instead, or download it from ${raw}`,
@@ -489,7 +502,7 @@ export async function loadTree(
     options,
   );
   if (!Array.isArray(r.data)) {
-    throw new ToolError(
+    throw new GithubContentError(
       `${t.path} in ${t.owner}/${t.repo} is a file, not a directory; read it with action=file (or its blob URL)`,
     );
   }
@@ -553,14 +566,14 @@ async function loadWiki(
     deadlineMs: 15_000,
   });
   if (!r) {
-    throw new ToolError(
+    throw new GithubContentError(
       t.page
         ? `the wiki of ${t.owner}/${t.repo} has no page '${page}' (or the repository has no wiki); list its pages at https://github.com/${t.owner}/${t.repo}/wiki/Home`
         : `${t.owner}/${t.repo} has no wiki (or it is private); read its README with the github tool (action=repo)`,
     );
   }
   const text = decodeText(r.bytes);
-  if (text === undefined) throw new ToolError(`the wiki page ${page} is not UTF-8 text`);
+  if (text === undefined) throw new GithubContentError(`the wiki page ${page} is not UTF-8 text`);
   return new Document({
     url: `https://github.com/${t.owner}/${t.repo}/wiki${t.page ? `/${encodePath(page)}` : ""}`,
     kind: "markdown",
@@ -597,7 +610,7 @@ async function loadCompare(
   options: GithubLoadOptions,
 ): Promise<Document> {
   if (!/^[A-Za-z0-9._\/+@^~:-]{1,300}(?:\.{2,3}[A-Za-z0-9._\/+@^~:-]{1,300})?$/.test(t.spec)) {
-    throw new ToolError(
+    throw new GithubContentError(
       `'${
         t.spec.slice(0, 80)
       }' is not a comparison; accepted form: base...head, e.g. https://github.com/${t.owner}/${t.repo}/compare/v1.0...v1.1`,
@@ -650,7 +663,7 @@ async function loadReleases(
   );
   const list = arr(r.data);
   if (list.length === 0) {
-    throw new ToolError(
+    throw new GithubContentError(
       `${repo} has no releases; its tags are at https://github.com/${repo}/tags and its history with the github tool (action=repo)`,
     );
   }
@@ -702,7 +715,7 @@ export function loadTarget(
     case "releases":
       return loadReleases(target, options);
     case "refused":
-      return Promise.reject(new ToolError(target.message));
+      return Promise.reject(new GithubContentError(target.message));
   }
 }
 

@@ -175,7 +175,11 @@ Deno.test("github repo: metadata, README, CITATION.cff DOI on the shelf, rate-li
   assert.match(String(a.fm.shelf), /1 tracked/);
   assert.ok(list(a.fm.hint).some((h) => /action=issue_templates/.test(h)));
   assert.ok(list(a.fm.warning).some((w) => /rate limit low: 4 of 60.*GITHUB_TOKEN/.test(w)));
-  assert.equal(a.fm.openssf_scorecard, undefined, "no Scorecard: none is claimed");
+  assert.equal(a.fm.openssf_scorecard, "7.4/10 (@ 2026-04-13)", "from deps.dev");
+  assert.match(
+    String(a.fm.see_also),
+    /packages \(action=project, query=github\.com\/octo-org\/widget\)/,
+  );
   assert.ok(a.body.includes("Widgets for the working octopus"));
   assert.ok(a.body.includes("## README"));
   assert.ok(a.body.includes("### Widget"), "README headings nest under ## README");
@@ -196,6 +200,7 @@ Deno.test("github repo: without CITATION.cff the repository is shelved as github
     });
     assert.equal(a.isError, false, a.text);
     assert.equal(a.fm.citation_cff, undefined);
+    assert.equal(a.fm.openssf_scorecard, undefined, "deps.dev has no Scorecard: none is claimed");
     assert.ok(a.body.includes("*No README.*"));
     const listed = await call(c, "research_shelf", { action: "list" });
     assert.match(listed.text, /github:octo-org\/plain/);
@@ -231,6 +236,7 @@ Deno.test("github errors: 404 says missing or private, 403/429 the reset, 401 th
   const bad = await call(client, "github", { action: "issue", query: "octo-org/widget" });
   assert.equal(bad.isError, true);
   assert.match(bad.text, /accepted forms: owner\/repo#123/);
+  assert.doesNotMatch(bad.text, /unexpectedly/);
   const invalid = await call(client, "github", { action: "search_issues", query: "repo:::" });
   assert.equal(invalid.isError, true);
   assert.match(invalid.text, /HTTP 422: Validation Failed: The listed users/);
@@ -430,6 +436,7 @@ Deno.test("github file: numbered lines at any ref, #L anchors, binary refused, 4
   const badPath = await call(client, "github", { action: "file", query: "octo-org/widget/a/../b" });
   assert.equal(badPath.isError, true);
   assert.match(badPath.text, /accepted forms/);
+  assert.doesNotMatch(badPath.text, /unexpectedly/);
 });
 
 Deno.test("github tree: directories first; a file is told to use action=file", async () => {
