@@ -156,7 +156,7 @@ export async function loadFile(
     throw new GithubContentError(
       `${t.path} in ${t.owner}/${t.repo} is a binary file (${
         result!.bytes.length
-      } bytes, not UTF-8 text), so it is not shown; look for its source or documentation instead, or download it from ${raw}`,
+      } bytes, not UTF-8) and cannot be read as text; look for its source or documentation instead, or download it from ${raw}`,
     );
   }
   const lineCount = text.endsWith("\n") ? text.split("\n").length - 1 : text.split("\n").length;

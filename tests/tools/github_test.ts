@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import { childEnv, HttpServerProcess, launch, MAIN, replaySetup } from "../support/process.ts";
 import { sharedDir } from "../support/shared.ts";
 import {
   GithubInputError,
@@ -596,6 +596,20 @@ Deno.test({
       a.body.some((l) => /^1\s+"""Base implementation of event loop\./.test(l)),
       a.body.join("\n"),
     );
+    const blob = "https://github.com/python/cpython/blob/v3.12.0/Lib/asyncio/base_events.py";
+    const outline = await call(client, "web_fetch_sections", { url: blob });
+    assert.equal(outline.isError, false, outline.text);
+    assert.equal(outline.fm.api, "GitHub (raw)");
+    assert.ok(outline.body.some((l) => /class BaseEventLoop \(lines 387-1976\)/.test(l)));
+    const method = await call(client, "web_fetch_incisive", {
+      url: blob,
+      section: "BaseEventLoop.run_until_complete",
+    });
+    assert.equal(method.isError, false, method.text);
+    assert.ok(
+      method.body.some((l) => /^628\s+def run_until_complete\(self, future\):/.test(l.trim())),
+    );
+    assert.equal(method.fm.cached, true, "the file was read once for all three views");
     const whole = await call(client, "github", {
       action: "file",
       query: "python/cpython/Lib/asyncio/base_events.py",
@@ -679,4 +693,32 @@ Deno.test({
     await client.close();
     await clientJson.close();
   },
+});
+
+Deno.test("github urls over the HTTP API: served by the github source; a binary file is 415", async () => {
+  const server = await HttpServerProcess.start(undefined, [], {
+    ...replay.env,
+    HOME: "/nonexistent",
+  }, replay.flags);
+  try {
+    const api = (url: string) => {
+      const u = new URL("/api", server.url);
+      u.searchParams.set("url", url);
+      return fetch(u);
+    };
+    const thread = await api("https://github.com/octo-org/widget/issues/7");
+    const text = await thread.text();
+    assert.equal(thread.status, 200, text);
+    assert.equal(thread.headers.get("x-source"), "github");
+    assert.match(text, /### ic_9002 — @alice, 2026-10-02/);
+    const binary = await api("https://github.com/octo-org/widget/blob/HEAD/logo.png");
+    const body = await binary.json();
+    assert.equal(binary.status, 415, JSON.stringify(body));
+    assert.match(body.error, /binary file/);
+    const blame = await api("https://github.com/octo-org/widget/blame/main/src/widget.py");
+    assert.equal(blame.status, 422);
+    assert.match((await blame.json()).error, /blame view/);
+  } finally {
+    await server.stop();
+  }
 });
