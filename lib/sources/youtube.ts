@@ -1,0 +1,398 @@
+/**
+ * YouTube through its Innertube API (the JSON API the apps use), reached
+ * only through {@link Net} so tests replay recorded exchanges.
+ *
+ * - {@link parseYoutubeUrl}: video ids and the accepted URL forms;
+ * - {@link fetchPlayer}: `POST /youtubei/v1/player` with the ANDROID client
+ *   context (the WEB client's caption URLs now need a PO token), mapped to
+ *   {@link VideoInfo} or a {@link YoutubeError} that says what to try;
+ * - {@link fetchCaptions}: one caption track as timed cues (timedtext json3).
+ *
+ * The player request repeats `videoId` as a query parameter: Google's API
+ * front end binds query parameters to request fields, and it gives every
+ * video its own URL, which the replay transport matches on.
+ *
+ * @module
+ */
+import { defaultNet } from "../net/default.ts";
+import { NetError } from "../net/errors.ts";
+import { expectOk, type FetchResult } from "../net/fetch.ts";
+
+/** Innertube endpoint base. */
+export const INNERTUBE = "https://www.youtube.com/youtubei/v1";
+const ANDROID_CLIENT = { clientName: "ANDROID", clientVersion: "20.10.38", hl: "en", gl: "US" };
+const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
+
+/** A failure the caller can act on; the message says what to try. */
+export class YoutubeError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "YoutubeError";
+  }
+}
+
+/** The URL forms the tools accept, for error messages. */
+export const ACCEPTED_FORMS =
+  "accepted: an 11-character video id (dQw4w9WgXcQ), https://www.youtube.com/watch?v=<id>, " +
+  "https://youtu.be/<id>, youtube.com/shorts/<id>, /embed/<id>, /live/<id>, m.youtube.com/watch?v=<id>";
+
+/** What a YouTube URL names. */
+export type YoutubeTarget =
+  | { kind: "video"; id: string }
+  | { kind: "channel"; ref: string }
+  | { kind: "playlist"; id: string };
+
+/** Parses a video id or a YouTube URL; throws {@link YoutubeError} otherwise. */
+export function parseYoutubeUrl(input: string): YoutubeTarget {
+  const raw = input.trim();
+  if (VIDEO_ID.test(raw)) return { kind: "video", id: raw };
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
+  } catch {
+    throw new YoutubeError(
+      `Not a recognized YouTube URL or video id: '${raw.slice(0, 100)}'; ${ACCEPTED_FORMS}`,
+    );
+  }
+  const host = url.hostname.toLowerCase().replace(/^(?:www|m)\./, "");
+  if (host === "music.youtube.com") {
+    throw new YoutubeError(
+      "music.youtube.com is out of scope; use the video's www.youtube.com/watch?v=<id> URL",
+    );
+  }
+  const parts = url.pathname.split("/").filter(Boolean);
+  const check = (id: string | undefined | null): YoutubeTarget => {
+    if (id && VIDEO_ID.test(id)) return { kind: "video", id };
+    throw new YoutubeError(
+      `'${
+        raw.slice(0, 100)
+      }' does not hold a valid video id (11 characters of A-Z a-z 0-9 _ -); ${ACCEPTED_FORMS}`,
+    );
+  };
+  if (host === "youtu.be") return check(parts[0]);
+  if (host !== "youtube.com" && host !== "youtube-nocookie.com") {
+    throw new YoutubeError(
+      `Not a recognized YouTube URL: '${raw.slice(0, 100)}'; ${ACCEPTED_FORMS}`,
+    );
+  }
+  if (parts[0] === "watch") return check(url.searchParams.get("v"));
+  if (["shorts", "embed", "v", "live"].includes(parts[0] ?? "")) return check(parts[1]);
+  if (parts[0] === "playlist" && url.searchParams.get("list")) {
+    return { kind: "playlist", id: url.searchParams.get("list")! };
+  }
+  if (parts[0]?.startsWith("@") || ["channel", "c", "user"].includes(parts[0] ?? "")) {
+    return { kind: "channel", ref: parts.slice(0, parts[0].startsWith("@") ? 1 : 2).join("/") };
+  }
+  throw new YoutubeError(`Not a recognized YouTube URL: '${raw.slice(0, 100)}'; ${ACCEPTED_FORMS}`);
+}
+
+/** Parses a URL that must name a video; returns its id. */
+export function videoId(input: string): string {
+  const target = parseYoutubeUrl(input);
+  if (target.kind === "video") return target.id;
+  throw new YoutubeError(
+    `URL is a ${target.kind}, not a video; pass a video URL (${ACCEPTED_FORMS})`,
+  );
+}
+
+/** The canonical watch URL of a video. */
+export function watchUrl(id: string): string {
+  return `https://www.youtube.com/watch?v=${id}`;
+}
+
+/** One caption track listed by the player. */
+export interface CaptionTrack {
+  /** BCP-47-ish language code (en, pt-BR). */
+  languageCode: string;
+  /** Display name (upstream text). */
+  name: string;
+  /** Auto-generated (speech recognition). */
+  auto: boolean;
+  /** The timedtext URL. */
+  baseUrl: string;
+}
+
+/** A chapter, from the description's timestamp list. */
+export interface Chapter {
+  /** Start in seconds. */
+  start: number;
+  /** Title (upstream text). */
+  title: string;
+}
+
+/** A video's metadata, from the player response. */
+export interface VideoInfo {
+  /** Video id. */
+  id: string;
+  /** Title (upstream text). */
+  title: string;
+  /** Channel name (upstream text). */
+  author: string;
+  /** Channel id (UC…), when valid. */
+  channelId?: string;
+  /** Length in seconds. */
+  lengthSeconds?: number;
+  /** View count. */
+  views?: number;
+  /** Publish date YYYY-MM-DD, when the response carries one. */
+  publishDate?: string;
+  /** Live content. */
+  live: boolean;
+  /** Description (upstream text). */
+  description: string;
+  /** Keywords (upstream text). */
+  keywords: string[];
+  /** Caption tracks. */
+  tracks: CaptionTrack[];
+  /** Chapters from the description. */
+  chapters: Chapter[];
+}
+
+type Json = Record<string, unknown>;
+
+function obj(value: unknown): Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? value as Json : {};
+}
+
+function str(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+function runsText(value: unknown): string {
+  const v = obj(value);
+  if (typeof v.simpleText === "string") return v.simpleText;
+  return Array.isArray(v.runs) ? v.runs.map((r) => str(obj(r).text)).join("") : "";
+}
+
+function int(value: unknown): number | undefined {
+  const n = typeof value === "string" ? Number(value) : value;
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+async function netCall(
+  url: string,
+  init: { method: "GET" | "POST"; body?: string; headers?: Record<string, string> },
+  signal?: AbortSignal,
+): Promise<FetchResult> {
+  try {
+    return expectOk(await defaultNet().fetch(url, { ...init, signal }));
+  } catch (error) {
+    if (error instanceof NetError && error.kind === "status") {
+      const status = error.remote?.status ?? 0;
+      if (status === 429) {
+        throw new YoutubeError(
+          "YouTube answered 429 (too many requests; it rate-limits or blocks this address). Wait a few minutes and retry; from a datacenter address, set HTTPS_PROXY to a residential proxy",
+        );
+      }
+      if (status >= 500) {
+        throw new YoutubeError(
+          `YouTube answered ${status} (a server-side failure); retry in a minute`,
+        );
+      }
+      throw new YoutubeError(
+        `YouTube answered ${status} to ${
+          new URL(url).pathname
+        }; the video may be gone, or YouTube changed its API — retry later`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Explains a non-OK playabilityStatus; returns undefined when playable. */
+export function playabilityError(status: Json, id: string): string | undefined {
+  const kind = str(status.status);
+  if (kind === "OK" || kind === "") return undefined;
+  const reason = str(status.reason) ||
+    runsText(obj(obj(status.errorScreen).playerErrorMessageRenderer).reason);
+  const said = reason ? ` (YouTube says: "${reason.slice(0, 160)}")` : "";
+  if (/not a bot/i.test(reason)) {
+    return `YouTube asked to confirm this is not a bot${said}: it blocks this network address. Retry later, or set HTTPS_PROXY to a residential proxy; the video itself may be fine`;
+  }
+  if (/confirm your age|age.restrict|inappropriate for some users/i.test(reason)) {
+    return `Video ${id} is age-restricted${said}; its metadata and captions need a signed-in account, which this server does not use`;
+  }
+  if (/private/i.test(reason)) {
+    return `Video ${id} is private${said}; only its owner's invitees can see it. Check the id or ask for a public copy`;
+  }
+  if (/members/i.test(reason)) {
+    return `Video ${id} is for channel members only${said}; it cannot be read without a member account`;
+  }
+  if (kind === "ERROR" || /unavailable|removed|terminated|does not exist/i.test(reason)) {
+    return `Video ${id} is unavailable${said}: removed, never existed, or blocked in this region. Check the id (11 characters, case-sensitive) or search for another upload with action=search`;
+  }
+  if (kind === "LIVE_STREAM_OFFLINE") {
+    return `Video ${id} is a live stream that has not started${said}; try again once it is live or over`;
+  }
+  return `YouTube will not play video ${id} here (status ${
+    kind.slice(0, 40)
+  })${said}; try again later or from another network (HTTPS_PROXY)`;
+}
+
+const TIMESTAMP_LINE =
+  /^\s*(?:[-*•▶]\s*)?\(?((?:\d{1,2}:)?\d{1,2}:\d{2})\)?\s*[-–—:|]?\s*(.+?)\s*$/;
+
+function clockSeconds(text: string): number {
+  return text.split(":").reduce((sum, part) => sum * 60 + Number(part), 0);
+}
+
+/**
+ * Chapters from a description: YouTube makes chapters of a list of
+ * timestamps that starts at 0:00, has at least three entries, in order.
+ */
+export function descriptionChapters(description: string): Chapter[] {
+  const out: Chapter[] = [];
+  for (const line of description.split("\n")) {
+    const m = TIMESTAMP_LINE.exec(line);
+    if (!m) continue;
+    const start = clockSeconds(m[1]);
+    if (out.length === 0 && start !== 0) continue;
+    if (out.length > 0 && start <= out[out.length - 1].start) continue;
+    out.push({ start, title: m[2].replace(/\s+/g, " ") });
+  }
+  return out.length >= 3 ? out : [];
+}
+
+/** Reads a player response (exported for tests). */
+export function readPlayer(body: unknown, id: string): VideoInfo {
+  const root = obj(body);
+  const problem = playabilityError(obj(root.playabilityStatus), id);
+  if (problem) throw new YoutubeError(problem);
+  const details = obj(root.videoDetails);
+  if (str(details.videoId) !== id) {
+    throw new YoutubeError(
+      `YouTube's answer for video ${id} had no details for it (a changed API or a blocked request); retry later`,
+    );
+  }
+  const micro = obj(obj(root.microformat).playerMicroformatRenderer);
+  const tracklist = obj(obj(root.captions).playerCaptionsTracklistRenderer);
+  const tracks: CaptionTrack[] = [];
+  for (const t of Array.isArray(tracklist.captionTracks) ? tracklist.captionTracks : []) {
+    const track = obj(t);
+    const baseUrl = str(track.baseUrl);
+    const languageCode = str(track.languageCode);
+    if (!baseUrl || !/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/.test(languageCode)) continue;
+    tracks.push({
+      languageCode,
+      name: runsText(track.name),
+      auto: str(track.kind) === "asr",
+      baseUrl: baseUrl.startsWith("/") ? `https://www.youtube.com${baseUrl}` : baseUrl,
+    });
+  }
+  const description = str(details.shortDescription) || runsText(micro.description);
+  const date = str(micro.publishDate).slice(0, 10);
+  return {
+    id,
+    title: str(details.title),
+    author: str(details.author),
+    channelId: /^UC[A-Za-z0-9_-]{22}$/.test(str(details.channelId))
+      ? str(details.channelId)
+      : undefined,
+    lengthSeconds: int(details.lengthSeconds),
+    views: int(details.viewCount),
+    publishDate: /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : undefined,
+    live: details.isLiveContent === true,
+    description,
+    keywords: Array.isArray(details.keywords) ? details.keywords.map(str).filter(Boolean) : [],
+    tracks,
+    chapters: descriptionChapters(description),
+  };
+}
+
+/** The player request URL for a video. */
+export function playerUrl(id: string): string {
+  return `${INNERTUBE}/player?videoId=${id}&prettyPrint=false`;
+}
+
+/** Loads a video's player response. */
+export async function fetchPlayer(id: string, signal?: AbortSignal): Promise<VideoInfo> {
+  const result = await netCall(playerUrl(id), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ context: { client: ANDROID_CLIENT }, videoId: id }),
+  }, signal);
+  let body: unknown;
+  try {
+    body = result.json();
+  } catch {
+    throw new YoutubeError(
+      `YouTube's player answer for video ${id} was not JSON (a consent or block page?); retry later or from another network`,
+    );
+  }
+  return readPlayer(body, id);
+}
+
+/** One timed caption cue. */
+export interface Cue {
+  /** Start in seconds. */
+  start: number;
+  /** Duration in seconds. */
+  duration: number;
+  /** Text, whitespace collapsed. */
+  text: string;
+}
+
+/** Reads a timedtext json3 body (exported for tests). */
+export function readJson3(body: unknown): Cue[] {
+  const events = obj(body).events;
+  if (!Array.isArray(events)) {
+    throw new YoutubeError("the caption track was not in the expected json3 form; retry later");
+  }
+  const cues: Cue[] = [];
+  for (const e of events) {
+    const event = obj(e);
+    if (!Array.isArray(event.segs)) continue;
+    const text = event.segs.map((s) => str(obj(s).utf8)).join("").replace(/\s+/g, " ").trim();
+    const start = Number(event.tStartMs);
+    if (!text || !Number.isFinite(start)) continue;
+    const duration = Number(event.dDurationMs);
+    cues.push({
+      start: start / 1000,
+      duration: Number.isFinite(duration) ? duration / 1000 : 0,
+      text,
+    });
+  }
+  return cues;
+}
+
+/** The json3 URL of a caption track. */
+export function json3Url(track: CaptionTrack): string {
+  const url = new URL(track.baseUrl);
+  url.searchParams.set("fmt", "json3");
+  return url.href;
+}
+
+/** Loads one caption track's cues. */
+export async function fetchCaptions(track: CaptionTrack, signal?: AbortSignal): Promise<Cue[]> {
+  const url = json3Url(track);
+  if (new URL(url).hostname !== "www.youtube.com") {
+    throw new YoutubeError("the caption track pointed outside www.youtube.com; refused");
+  }
+  const result = await netCall(url, { method: "GET" }, signal);
+  const text = result.text();
+  if (text.trim() === "") {
+    throw new YoutubeError(
+      "YouTube returned an empty caption track (it does this to blocked or unverified clients); retry later, or from another network (HTTPS_PROXY)",
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new YoutubeError("the caption track was not valid JSON; retry later");
+  }
+  return readJson3(body);
+}
+
+/** Picks a track: the first preferred language, manual before auto. */
+export function pickTrack(tracks: CaptionTrack[], languages: string[]): CaptionTrack | undefined {
+  for (const lang of languages) {
+    const l = lang.toLowerCase();
+    const match = (t: CaptionTrack): boolean =>
+      t.languageCode.toLowerCase() === l || t.languageCode.toLowerCase().split("-")[0] === l;
+    const found = tracks.find((t) => !t.auto && match(t)) ?? tracks.find((t) => t.auto && match(t));
+    if (found) return found;
+  }
+  return undefined;
+}

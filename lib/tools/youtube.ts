@@ -1,0 +1,363 @@
+/**
+ * `youtube` (`Youtube`): videos and their transcripts through YouTube's
+ * Innertube API.
+ *
+ * - `video`: title, channel, duration, views, date, caption languages,
+ *   chapters; the description inside the fence;
+ * - `transcript`: one caption track (language preference, manual before
+ *   auto-generated) cut into windows of about 30 s at sentence ends or
+ *   pauses; timestamp modes compact, absolute, none and structured; BM25
+ *   search over windows, time ranges, chapter scoping and windows by index.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { Frontmatter } from "../envelope/frontmatter.ts";
+import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { SearchIndex } from "../content/search.ts";
+import {
+  type Chapter,
+  fetchCaptions,
+  fetchPlayer,
+  pickTrack,
+  videoId,
+  type VideoInfo,
+  watchUrl,
+  YoutubeError,
+} from "../sources/youtube.ts";
+import {
+  buildWindows,
+  clock,
+  isPunctuated,
+  renderWindows,
+  TIMESTAMP_MODES,
+  type Window,
+} from "../sources/youtube_transcript.ts";
+import { READS_THE_WEB } from "./page_view.ts";
+import { defineTool, type ToolContext } from "./registry.ts";
+
+const ACTIONS = ["video", "transcript"] as const;
+const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
+const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
+const CHANNEL = /^UC[A-Za-z0-9_-]{22}$/;
+
+const schema = z.object({
+  action: z.enum(ACTIONS).describe("video | transcript"),
+  url: z.string().max(500).describe(
+    "the video: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id",
+  ),
+  languages: z.array(z.string().max(20)).max(10).optional().describe(
+    'transcript: language preference as ISO codes, first available wins (default ["en"])',
+  ),
+  timestamps: z.enum(TIMESTAMP_MODES).optional().describe(
+    "transcript: compact (default; a [MM:SS] anchor per window), absolute ([MM:SS] per line), none (plain text), structured (YAML list of t, d, text)",
+  ),
+  search: z.string().max(500).optional().describe(
+    "transcript: BM25 search over windows (same query language as web_fetch_incisive search=)",
+  ),
+  windows: z.array(z.number().int().min(0).max(100_000)).max(100).optional().describe(
+    "transcript: window indices to return (from a search or an earlier view)",
+  ),
+  start_seconds: z.number().min(0).optional().describe(
+    "transcript: keep windows ending after this",
+  ),
+  end_seconds: z.number().min(0).optional().describe(
+    "transcript: keep windows starting before this",
+  ),
+  chapter: z.string().max(200).optional().describe(
+    "transcript: keep windows of chapters whose title matches this query",
+  ),
+  order: z.enum(["score", "time"]).optional().describe(
+    "transcript search: score (default) or time order",
+  ),
+});
+
+type Args = z.infer<typeof schema>;
+
+function idOf(url: string): string {
+  try {
+    return videoId(url);
+  } catch (error) {
+    if (error instanceof YoutubeError) throw new ToolError(error.message);
+    throw error;
+  }
+}
+
+async function load<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof YoutubeError) throw new ToolError(error.message);
+    throw error;
+  }
+}
+
+function baseFrontmatter(info: VideoInfo, action: string): Frontmatter {
+  return new Frontmatter()
+    .set("source", trusted.url(watchUrl(info.id)))
+    .set("api", trusted.text`YouTube Innertube`)
+    .set("action", trusted.oneOf(ACTIONS, action))
+    .set("video_id", trusted.matching(info.id, VIDEO_ID));
+}
+
+function languageList(codes: string[]): Trusted[] {
+  return [...new Set(codes)].filter((c) => LANG.test(c)).map((c) => trusted.matching(c, LANG));
+}
+
+function chapterList(chapters: Chapter[]): string {
+  return chapters.map((c) => `- [${clock(c.start)}] ${c.title}`).join("\n");
+}
+
+async function videoAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  const id = idOf(args.url);
+  const info = await load(() => fetchPlayer(id, ctx.signal));
+  const fm = baseFrontmatter(info, "video");
+  if (info.channelId) {
+    fm.set("channel_id", trusted.matching(info.channelId, CHANNEL));
+    fm.set("channel_url", trusted.url(`https://www.youtube.com/channel/${info.channelId}`));
+  }
+  if (info.lengthSeconds !== undefined) {
+    fm.set("duration", trusted.matching(clock(info.lengthSeconds), /^[\d:]+$/));
+  }
+  if (info.publishDate) fm.set("upload_date", trusted.isoDate(info.publishDate));
+  if (info.views !== undefined) fm.set("view_count", info.views);
+  if (info.live) fm.set("live_content", true);
+  const manual = languageList(info.tracks.filter((t) => !t.auto).map((t) => t.languageCode));
+  const auto = languageList(info.tracks.filter((t) => t.auto).map((t) => t.languageCode));
+  if (manual.length) fm.set("captions_uploaded", manual);
+  if (auto.length) fm.set("captions_auto", auto);
+  if (info.chapters.length) fm.set("chapter_count", info.chapters.length);
+  if (info.tracks.length) {
+    const first = info.tracks.find((t) => !t.auto) ?? info.tracks[0];
+    fm.append(
+      "hint",
+      trusted.text`action=transcript with languages=["${
+        trusted.matching(first.languageCode, LANG)
+      }"] for the caption text; use ISO codes (en, ja), not language names`,
+    );
+  } else {
+    fm.append(
+      "note",
+      trusted
+        .text`this video has no captions (neither uploaded nor auto-generated), so action=transcript has nothing to read`,
+    );
+  }
+  const lines = [`**Channel**: ${info.author}`];
+  if (info.keywords.length) lines.push(`**Keywords**: ${info.keywords.slice(0, 20).join(", ")}`);
+  lines.push("", "## Description", "", info.description || "(no description)");
+  if (info.chapters.length) lines.push("", "## Chapters", "", chapterList(info.chapters));
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: lines.join("\n"), title: info.title || `YouTube video ${id}` }],
+  });
+}
+
+function validateTranscriptArgs(args: Args): void {
+  if (args.search !== undefined && args.windows !== undefined) {
+    throw new ToolError("'search' and 'windows' are mutually exclusive; pass one of them");
+  }
+  const filtered = args.start_seconds !== undefined || args.end_seconds !== undefined ||
+    args.chapter !== undefined;
+  if (args.windows !== undefined && filtered) {
+    throw new ToolError(
+      "'windows' cannot be combined with time-range or chapter filters; drop one or the other",
+    );
+  }
+  if (
+    args.start_seconds !== undefined && args.end_seconds !== undefined &&
+    args.start_seconds > args.end_seconds
+  ) {
+    throw new ToolError("start_seconds must be <= end_seconds");
+  }
+  for (const lang of args.languages ?? []) {
+    if (!LANG.test(lang)) {
+      throw new ToolError(
+        `languages takes ISO codes like "en", "de" or "pt-BR", not '${lang.slice(0, 20)}'`,
+      );
+    }
+  }
+}
+
+function windowText(w: Window): string {
+  return w.cues.map((c) => c.text).join(" ");
+}
+
+async function transcriptAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  validateTranscriptArgs(args);
+  const id = idOf(args.url);
+  const languages = args.languages?.length ? args.languages : ["en"];
+  const info = await load(() => fetchPlayer(id, ctx.signal));
+  const fm = baseFrontmatter(info, "transcript");
+  fm.set("requested_languages", languages.map((l) => trusted.matching(l, LANG)));
+  if (info.tracks.length === 0) {
+    throw new ToolError(
+      `video ${id} has no captions (neither uploaded nor auto-generated), so there is no transcript to read; action=video still gives its description`,
+    );
+  }
+  const track = pickTrack(info.tracks, languages);
+  if (!track) {
+    const available = [...new Set(info.tracks.map((t) => t.languageCode))].join(", ");
+    throw new ToolError(
+      `no captions in ${
+        languages.join(", ")
+      } for video ${id}; available: ${available}. Call again with languages=["<one of these>"]`,
+    );
+  }
+  const cues = await load(() => fetchCaptions(track, ctx.signal));
+  if (cues.length === 0) {
+    throw new ToolError(
+      `the ${track.languageCode} caption track of video ${id} is empty; try another language from action=video`,
+    );
+  }
+  const chunking = isPunctuated(cues, track.auto) ? "sentence" : "time_window";
+  const windows = buildWindows(cues, chunking, info.chapters);
+  const last = windows[windows.length - 1];
+  fm.set("transcript_language", trusted.matching(track.languageCode, LANG))
+    .set("transcript_kind", trusted.oneOf(["auto", "manual"], track.auto ? "auto" : "manual"))
+    .set("chunking_strategy", trusted.oneOf(["sentence", "time_window"], chunking))
+    .set("total_windows", windows.length)
+    .set("total_segments", cues.length)
+    .set("duration", trusted.matching(clock(last.end), /^[\d:]+$/));
+  if (info.chapters.length) fm.set("chapter_count", info.chapters.length);
+  const mode = args.timestamps ?? "compact";
+  if (mode !== "compact") fm.set("timestamps", trusted.oneOf(TIMESTAMP_MODES, mode));
+  const title = `Transcript (${track.languageCode}${track.auto ? ", auto-generated" : ""})`;
+
+  if (args.windows !== undefined) {
+    const wanted = [...new Set(args.windows)];
+    const found = wanted.filter((i) => i < windows.length).sort((a, b) => a - b);
+    const unknown = wanted.filter((i) => i >= windows.length);
+    fm.set("requested_windows", wanted.length).set("matched_windows", found.length);
+    if (unknown.length) fm.set("unknown_windows", unknown);
+    if (found.length === 0) {
+      fm.append(
+        "note",
+        trusted.text`no such windows; this transcript has windows 0 to ${windows.length - 1}`,
+      );
+      return ctx.respond({ frontmatter: fm });
+    }
+    return ctx.respond({
+      frontmatter: fm,
+      fences: [{ content: renderWindows(found.map((i) => windows[i]), mode, false), title }],
+    });
+  }
+
+  const ranged = args.start_seconds !== undefined || args.end_seconds !== undefined;
+  const filtering = ranged || args.chapter !== undefined || args.search !== undefined;
+  if (!filtering) {
+    const parts: string[] = [];
+    if (info.chapters.length && mode === "compact") {
+      parts.push("## Chapters", "", chapterList(info.chapters), "");
+    }
+    parts.push(renderWindows(windows, mode, info.chapters.length > 0));
+    return ctx.respond({ frontmatter: fm, fences: [{ content: parts.join("\n"), title }] });
+  }
+
+  let pool = windows;
+  if (ranged) {
+    const from = args.start_seconds ?? 0;
+    const to = args.end_seconds ?? Infinity;
+    pool = pool.filter((w) => w.end > from && w.start < to);
+    if (args.start_seconds !== undefined) fm.set("start_seconds", args.start_seconds);
+    if (args.end_seconds !== undefined) fm.set("end_seconds", args.end_seconds);
+    if (pool.length === 0) {
+      fm.set("matched_windows", 0);
+      fm.append(
+        "note",
+        trusted.text`no windows match the time range; the transcript spans 0 to ${
+          Math.ceil(last.end)
+        } seconds`,
+      );
+      return ctx.respond({ frontmatter: fm });
+    }
+  }
+  if (args.chapter !== undefined) {
+    fm.set("chapter", trusted.echo(args.chapter, 200));
+    if (info.chapters.length === 0) {
+      throw new ToolError(
+        `video ${id} has no chapters (its description lists no timestamps from 0:00); use start_seconds/end_seconds or search instead`,
+      );
+    }
+    const index = new SearchIndex(info.chapters.map((c) => c.title), info.chapters.map(() => ""));
+    const titles = new Set(
+      index.search(args.chapter).hits.map((h) => info.chapters[h.index].title),
+    );
+    pool = pool.filter((w) => w.chapter !== undefined && titles.has(w.chapter));
+    if (pool.length === 0) {
+      fm.set("matched_windows", 0);
+      fm.append(
+        "note",
+        trusted.text`no windows match the chapter filter; the chapters are listed by action=video`,
+      );
+      return ctx.respond({ frontmatter: fm });
+    }
+  }
+  let selected = pool;
+  if (args.search !== undefined) {
+    fm.set("search", trusted.echo(args.search, 200));
+    const index = new SearchIndex(pool.map(windowText), pool.map((w) => w.chapter ?? ""));
+    const outcome = index.search(args.search);
+    for (const warning of outcome.warnings) fm.append("warning", trusted.echo(warning, 300));
+    selected = outcome.hits.map((h) => pool[h.index]);
+    if (args.order === "time") {
+      selected = [...selected].sort((a, b) => a.start - b.start);
+      fm.set("order", trusted.oneOf(["score", "time"], "time"));
+    }
+  }
+  fm.set("matched_windows", selected.length);
+  if (selected.length === 0) {
+    fm.append(
+      "note",
+      trusted.text`no windows match; try other words, fewer filters, or read the whole transcript`,
+    );
+    return ctx.respond({ frontmatter: fm });
+  }
+  if (args.search !== undefined) {
+    fm.append(
+      "hint",
+      trusted.text`windows=[i-1,i,i+1] (the window numbers shown) for context around a match`,
+    );
+  }
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: renderWindows(selected, mode, false), title }],
+  });
+}
+
+const DESCRIPTION = `YouTube videos and transcripts (Innertube API).
+
+Actions:
+- video: metadata of one video (url: watch URL, youtu.be, shorts, embed,
+  live, or the 11-character id): channel, duration, views, upload date,
+  caption languages (uploaded and auto-generated), chapters; the
+  description is fenced as untrusted text.
+- transcript: the captions of one video in windows of about 30 s (cut at
+  sentence ends, or at pauses for unpunctuated auto captions). languages:
+  preference list of ISO codes (default ["en"]; uploaded tracks before
+  auto-generated ones). timestamps: compact (default), absolute, none,
+  structured. Narrow with search= (BM25 over windows; order=time to sort
+  by time), start_seconds / end_seconds, chapter= (chapter-title query),
+  or fetch windows=[3,4,5] by index (not combinable with search or the
+  filters).
+
+Bot checks, private, age-restricted, unavailable videos and videos without
+captions come back as errors that say what to try.`;
+
+/** The tool declaration. */
+export const youtube = defineTool({
+  key: "youtube",
+  names: { desktop: "youtube", code: "Youtube" },
+  title: "YouTube",
+  description: DESCRIPTION,
+  inputSchema: schema,
+  annotations: READS_THE_WEB,
+  handler: (args, ctx) => {
+    switch (args.action) {
+      case "video":
+        return videoAction(args, ctx);
+      case "transcript":
+        return transcriptAction(args, ctx);
+    }
+  },
+});
