@@ -26,6 +26,7 @@ import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
 import { toolContext, type ToolRegistry } from "../tools/registry.ts";
 import { SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
+import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 
 /** Cache lifetime announced for the tool list and discovery, in ms. */
@@ -130,6 +131,23 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       }],
     }),
   );
+  // Kagi's regions and lenses: fixed for the life of the process.
+  for (const resource of KAGI_RESOURCES) {
+    server.registerResource(
+      resource.name,
+      resource.uri,
+      {
+        title: resource.title,
+        description: resource.description,
+        mimeType: resource.mimeType,
+        annotations: { audience: ["assistant"] },
+        cacheHint: { ttlMs: LIST_TTL_MS, cacheScope: "private" },
+      },
+      async (uri) => ({
+        contents: [{ uri: uri.href, mimeType: resource.mimeType, text: await resource.text() }],
+      }),
+    );
+  }
   return server;
 }
 
