@@ -7,6 +7,7 @@
 import type { Document } from "../content/document.ts";
 import { defaultNet } from "../net/default.ts";
 import { expectOk } from "../net/fetch.ts";
+import { discourseTopicOf, loadTopic } from "./discourse.ts";
 
 /** What the web path asks servers for, in order of preference. */
 export const ACCEPT =
@@ -40,6 +41,9 @@ export async function fetchWebDocument(url: string, options: LoadOptions): Promi
       headers: { accept: ACCEPT },
     }),
   );
+  // A Discourse topic page is re-read through the forum's JSON API (raw Markdown, every post).
+  const topic = discourseTopicOf(result.url, result.headers);
+  if (topic) return await loadTopic(topic, options);
   options.onStage?.("converting");
   // The converter loads with the first page, not at start-up.
   const { toDocument } = await import("../content/pipeline.ts");
