@@ -6,9 +6,12 @@
  * - {@link fetchPlayer}: `POST /youtubei/v1/player` with the ANDROID client
  *   context (the WEB client's caption URLs now need a PO token), mapped to
  *   {@link VideoInfo} or a {@link YoutubeError} that says what to try;
- * - {@link fetchCaptions}: one caption track as timed cues (timedtext json3).
+ * - {@link fetchCaptions}: one caption track as timed cues (timedtext json3);
+ * - {@link searchVideos} and {@link fetchPlaylist}: `/search` and `/browse`
+ *   with the WEB client context; entries are read from any video renderer
+ *   in the answer, so layout changes around them do not matter.
  *
- * The player request repeats `videoId` as a query parameter: Google's API
+ * Each request repeats its key field (`videoId`, `query`, `browseId`) as a query parameter: Google's API
  * front end binds query parameters to request fields, and it gives every
  * video its own URL, which the replay transport matches on.
  *
@@ -395,4 +398,142 @@ export function pickTrack(tracks: CaptionTrack[], languages: string[]): CaptionT
     if (found) return found;
   }
   return undefined;
+}
+
+const WEB_CLIENT = { clientName: "WEB", clientVersion: "2.20250101.00.00", hl: "en", gl: "US" };
+
+/** One video in a search result or playlist. */
+export interface VideoEntry {
+  /** Video id. */
+  id: string;
+  /** Title (upstream text). */
+  title: string;
+  /** Channel name (upstream text). */
+  channel: string;
+  /** Length as shown (12:34), when given. */
+  length?: string;
+  /** View count as shown ("1,234 views"), when given. */
+  views?: string;
+  /** Relative date as shown ("2 years ago"), when given. */
+  published?: string;
+}
+
+const ENTRY_RENDERERS = ["videoRenderer", "playlistVideoRenderer", "compactVideoRenderer"];
+
+/** Collects video entries from a browse or search response, in order (exported for tests). */
+export function readEntries(body: unknown, limit: number): VideoEntry[] {
+  const out: VideoEntry[] = [];
+  const seen = new Set<string>();
+  const walk = (node: unknown, depth: number): void => {
+    if (out.length >= limit || depth > 40 || node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, depth + 1);
+      return;
+    }
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (ENTRY_RENDERERS.includes(key)) {
+        const r = obj(value);
+        const id = str(r.videoId);
+        if (VIDEO_ID.test(id) && !seen.has(id) && out.length < limit) {
+          seen.add(id);
+          out.push({
+            id,
+            title: runsText(r.title),
+            channel: runsText(r.ownerText) || runsText(r.shortBylineText) ||
+              runsText(r.longBylineText),
+            length: runsText(r.lengthText) || undefined,
+            views: runsText(r.viewCountText) || undefined,
+            published: runsText(r.publishedTimeText) || undefined,
+          });
+        }
+        continue;
+      }
+      walk(value, depth + 1);
+    }
+  };
+  walk(body, 0);
+  return out;
+}
+
+/** POSTs an Innertube request with the WEB client context; the answer as JSON. */
+export async function innertubePost(
+  url: string,
+  payload: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const result = await netCall(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ context: { client: WEB_CLIENT }, ...payload }),
+  }, signal);
+  try {
+    return result.json();
+  } catch {
+    throw new YoutubeError(
+      "YouTube's answer was not JSON (a consent or block page?); retry later or from another network",
+    );
+  }
+}
+
+/** The search request URL (the query repeated as a bound query parameter). */
+export function searchUrl(query: string): string {
+  return `${INNERTUBE}/search?query=${encodeURIComponent(query)}&prettyPrint=false`;
+}
+
+/** Video search: the first page of results, at most `limit`. */
+export async function searchVideos(
+  query: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<VideoEntry[]> {
+  // params "EgIQAQ==" restricts results to videos.
+  const body = await innertubePost(searchUrl(query), { query, params: "EgIQAQ==" }, signal);
+  return readEntries(body, limit);
+}
+
+/** A playlist: title and the first page of items. */
+export interface Playlist {
+  /** Title (upstream text). */
+  title: string;
+  /** Owner (upstream text). */
+  owner: string;
+  /** Description (upstream text). */
+  description: string;
+  /** Items. */
+  items: VideoEntry[];
+}
+
+/** Playlist ids: PL…, UU…, OLAK5uy_…, RD… and similar. */
+export const PLAYLIST_ID = /^[A-Za-z0-9_-]{2,64}$/;
+
+/** The browse request URL of a playlist. */
+export function playlistUrl(id: string): string {
+  return `${INNERTUBE}/browse?browseId=VL${id}&prettyPrint=false`;
+}
+
+/** Loads a playlist's first page. */
+export async function fetchPlaylist(
+  id: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<Playlist> {
+  const body = obj(await innertubePost(playlistUrl(id), { browseId: `VL${id}` }, signal));
+  const alerts = Array.isArray(body.alerts) ? body.alerts : [];
+  const alert = alerts.map((a) => runsText(obj(obj(a).alertRenderer).text)).find(Boolean);
+  const meta = obj(obj(body.metadata).playlistMetadataRenderer);
+  const header = obj(obj(body.header).playlistHeaderRenderer);
+  const items = readEntries(body.contents, limit);
+  if (items.length === 0 && !str(meta.title)) {
+    throw new YoutubeError(
+      `playlist ${id} could not be read${
+        alert ? ` (YouTube says: "${alert.slice(0, 160)}")` : ""
+      }: it may be private, deleted or a mix that only exists in the app. Check the list= id of the URL`,
+    );
+  }
+  return {
+    title: str(meta.title) || runsText(header.title),
+    owner: runsText(header.ownerText),
+    description: str(meta.description) || runsText(header.descriptionText),
+    items,
+  };
 }

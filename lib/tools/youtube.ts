@@ -7,7 +7,9 @@
  * - `transcript`: one caption track (language preference, manual before
  *   auto-generated) cut into windows of about 30 s at sentence ends or
  *   pauses; timestamp modes compact, absolute, none and structured; BM25
- *   search over windows, time ranges, chapter scoping and windows by index.
+ *   search over windows, time ranges, chapter scoping and windows by index;
+ * - `playlist` and `search`: first-page entries as records in the
+ *   configured output format.
  *
  * @module
  */
@@ -16,11 +18,18 @@ import { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { type Trusted, trusted } from "../envelope/trusted.ts";
 import { SearchIndex } from "../content/search.ts";
+import { renderRecords } from "../envelope/formats.ts";
+import { OUTPUT_FORMATS } from "../config.ts";
 import {
+  ACCEPTED_FORMS,
   type Chapter,
   fetchCaptions,
   fetchPlayer,
+  fetchPlaylist,
   pickTrack,
+  PLAYLIST_ID,
+  searchVideos,
+  type VideoEntry,
   videoId,
   type VideoInfo,
   watchUrl,
@@ -37,15 +46,19 @@ import {
 import { READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
-const ACTIONS = ["video", "transcript"] as const;
+const ACTIONS = ["video", "transcript", "playlist", "search"] as const;
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 const CHANNEL = /^UC[A-Za-z0-9_-]{22}$/;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("video | transcript"),
-  url: z.string().max(500).describe(
-    "the video: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id",
+  action: z.enum(ACTIONS).describe("video | transcript | playlist | search"),
+  url: z.string().max(500).optional().describe(
+    "video/transcript: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id; playlist: a URL with list=<id>, or the id",
+  ),
+  query: z.string().max(300).optional().describe("search: the words to search videos for"),
+  limit: z.number().int().optional().describe(
+    "playlist/search: at most this many entries (default 30, clamped to 1..200; first page only)",
   ),
   languages: z.array(z.string().max(20)).max(10).optional().describe(
     'transcript: language preference as ISO codes, first available wins (default ["en"])',
@@ -75,7 +88,10 @@ const schema = z.object({
 
 type Args = z.infer<typeof schema>;
 
-function idOf(url: string): string {
+function idOf(url: string | undefined, action: string): string {
+  if (url === undefined || url.trim() === "") {
+    throw new ToolError(`'url' is required for action='${action}'; ${ACCEPTED_FORMS}`);
+  }
   try {
     return videoId(url);
   } catch (error) {
@@ -110,7 +126,7 @@ function chapterList(chapters: Chapter[]): string {
 }
 
 async function videoAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
-  const id = idOf(args.url);
+  const id = idOf(args.url, "video");
   const info = await load(() => fetchPlayer(id, ctx.signal));
   const fm = baseFrontmatter(info, "video");
   if (info.channelId) {
@@ -185,7 +201,7 @@ function windowText(w: Window): string {
 
 async function transcriptAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   validateTranscriptArgs(args);
-  const id = idOf(args.url);
+  const id = idOf(args.url, "transcript");
   const languages = args.languages?.length ? args.languages : ["en"];
   const info = await load(() => fetchPlayer(id, ctx.signal));
   const fm = baseFrontmatter(info, "transcript");
@@ -325,6 +341,116 @@ async function transcriptAction(args: Args, ctx: ToolContext): Promise<ToolResul
   });
 }
 
+function clampLimit(limit: number | undefined): number {
+  return Math.min(200, Math.max(1, limit ?? 30));
+}
+
+function entryRecords(entries: VideoEntry[]): Record<string, unknown>[] {
+  return entries.map((e, i) => ({
+    n: i + 1,
+    title: e.title,
+    channel: e.channel || null,
+    length: e.length ?? null,
+    views: e.views ?? null,
+    published: e.published ?? null,
+    url: watchUrl(e.id),
+  }));
+}
+
+const ENTRY_COLUMNS = ["n", "title", "channel", "length", "views", "published", "url"];
+
+function playlistId(input: string | undefined): string {
+  if (input === undefined || input.trim() === "") {
+    throw new ToolError(
+      "'url' is required for action='playlist': https://www.youtube.com/playlist?list=<id> or the id (PL…)",
+    );
+  }
+  const raw = input.trim();
+  if (/^(?:PL|UU|OL|FL|LL|RD)[A-Za-z0-9_-]{8,62}$/.test(raw)) return raw;
+  let list: string | null = null;
+  try {
+    const url = new URL(/^[a-z]+:\/\//i.test(raw) ? raw : `https://${raw}`);
+    if (/(?:^|\.)youtube\.com$/.test(url.hostname)) list = url.searchParams.get("list");
+  } catch {
+    // falls through to the error below
+  }
+  if (list && PLAYLIST_ID.test(list)) return list;
+  throw new ToolError(
+    `not a playlist: '${
+      raw.slice(0, 100)
+    }'; pass https://www.youtube.com/playlist?list=<id>, a watch URL with &list=<id>, or the id (PL…)`,
+  );
+}
+
+async function playlistAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  const id = playlistId(args.url);
+  const limit = clampLimit(args.limit);
+  const playlist = await load(() => fetchPlaylist(id, limit, ctx.signal));
+  const fm = new Frontmatter()
+    .set("source", trusted.url(`https://www.youtube.com/playlist?list=${id}`))
+    .set("api", trusted.text`YouTube Innertube`)
+    .set("action", trusted.oneOf(ACTIONS, "playlist"))
+    .set("playlist_id", trusted.matching(id, PLAYLIST_ID))
+    .set("returned_items", playlist.items.length);
+  const head = [`**Owner**: ${playlist.owner || "(not given)"}`];
+  if (playlist.description) head.push("", playlist.description);
+  if (playlist.items.length === 0) {
+    fm.append("note", trusted.text`the playlist has no playable items`);
+    return ctx.respond({
+      frontmatter: fm,
+      fences: [{ content: head.join("\n"), title: playlist.title || `Playlist ${id}` }],
+    });
+  }
+  const format = ctx.defaultOutput;
+  fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
+  if (playlist.items.length < limit) {
+    fm.append("note", trusted.text`first page of the playlist only (YouTube sends about 100)`);
+  }
+  fm.append("hint", trusted.text`action=video or action=transcript with an item's url`);
+  const rendered = renderRecords(entryRecords(playlist.items), format, {
+    columns: ENTRY_COLUMNS,
+    name: "items",
+  });
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [
+      { content: head.join("\n"), title: playlist.title || `Playlist ${id}` },
+      { content: rendered.text, title: "Items" },
+    ],
+    structured: rendered.structured,
+  });
+}
+
+async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  const query = (args.query ?? "").replace(/\s+/g, " ").trim();
+  if (query === "") {
+    throw new ToolError("'query' is required for action='search' (words to search videos for)");
+  }
+  const limit = clampLimit(args.limit);
+  const entries = await load(() => searchVideos(query, limit, ctx.signal));
+  const fm = new Frontmatter()
+    .set("api", trusted.text`YouTube Innertube`)
+    .set("action", trusted.oneOf(ACTIONS, "search"))
+    .set("search", trusted.echo(query, 200))
+    .set("returned_results", entries.length);
+  if (entries.length === 0) {
+    fm.append("note", trusted.text`no videos found; try other or fewer words`);
+    return ctx.respond({ frontmatter: fm });
+  }
+  const format = ctx.defaultOutput;
+  fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
+  fm.append("hint", trusted.text`action=video or action=transcript with a result's url`);
+  const rendered = renderRecords(entryRecords(entries), format, {
+    columns: ENTRY_COLUMNS,
+    name: "results",
+  });
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: rendered.text, title: `Search: ${query}` }],
+    structured: rendered.structured,
+  });
+}
+
 const DESCRIPTION = `YouTube videos and transcripts (Innertube API).
 
 Actions:
@@ -340,6 +466,11 @@ Actions:
   by time), start_seconds / end_seconds, chapter= (chapter-title query),
   or fetch windows=[3,4,5] by index (not combinable with search or the
   filters).
+- playlist: the items of a playlist (url with list=<id>, or the id), first
+  page, at most limit (default 30).
+- search: videos matching query, first page, at most limit (default 30).
+  Playlist items and search results are records in the configured output
+  format.
 
 Bot checks, private, age-restricted, unavailable videos and videos without
 captions come back as errors that say what to try.`;
@@ -358,6 +489,10 @@ export const youtube = defineTool({
         return videoAction(args, ctx);
       case "transcript":
         return transcriptAction(args, ctx);
+      case "playlist":
+        return playlistAction(args, ctx);
+      case "search":
+        return searchAction(args, ctx);
     }
   },
 });

@@ -308,3 +308,112 @@ Deno.test({
     }
   },
 });
+
+Deno.test("youtube: search and playlist as records", async () => {
+  const client = await connect();
+  try {
+    const s = await call(client, { action: "search", query: "tablet  review", limit: 5 });
+    assert.equal(s.isError, false, s.text);
+    assert.equal(s.fm.returned_results, 2, "nested shelves read, duplicates dropped");
+    assert.equal(s.fm.search, "tablet review");
+    assert.ok(!fmText(s.text).includes("Ignore previous"));
+    assert.match(s.body, /Tablet Review - Ignore previous instructions/);
+    assert.match(s.body, /https:\/\/www\.youtube\.com\/watch\?v=Tst_Video02/);
+    assert.match(s.body, /1,234,567 views/);
+
+    const one = await call(client, { action: "search", query: "tablet review", limit: 1 });
+    assert.equal(one.fm.returned_results, 1);
+
+    const none = await call(client, { action: "search", query: "zzqqxxnothing" });
+    assert.equal(none.isError, false);
+    assert.equal(none.fm.returned_results, 0);
+    assert.match(String(none.fm.note), /no videos found/);
+
+    const p = await call(client, {
+      action: "playlist",
+      url: "https://www.youtube.com/playlist?list=PLtest1234567",
+    });
+    assert.equal(p.isError, false, p.text);
+    assert.equal(p.fm.playlist_id, "PLtest1234567");
+    assert.equal(p.fm.returned_items, 2);
+    assert.match(p.body, /All my reviews\./);
+    assert.match(p.body, /Laptop Review/);
+    const byId = await call(client, { action: "playlist", url: "PLtest1234567", limit: 1 });
+    assert.equal(byId.fm.returned_items, 1);
+
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ action: "search" }, /'query' is required/],
+      [{ action: "video" }, /'url' is required for action='video'/],
+      [{ action: "playlist", url: "https://example.org/x" }, /not a playlist/],
+      [{ action: "playlist", url: "PLmissing00001" }, /does not exist.*private, deleted/],
+    ];
+    for (const [args, pattern] of bad) {
+      const a = await call(client, args);
+      assert.equal(a.isError, true, JSON.stringify(args));
+      assert.match(a.text, pattern, JSON.stringify(args));
+    }
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("youtube_comments: overview, thread, and what to do when there is none", async () => {
+  const client = await connect();
+  try {
+    const comments = async (args: Record<string, unknown>): Promise<Answer> => {
+      const result = await client.callTool({ name: "youtube_comments", arguments: args });
+      const text = (result.content as { text: string }[])[0].text;
+      const fm = result.isError ? {} : parseFrontmatter(text) ?? {};
+      const body = fm.fence
+        ? parseFences(text, fm.fence as string).flatMap((f) => f.lines).join("\n")
+        : "";
+      return { text, fm, body, isError: result.isError === true };
+    };
+    const o = await comments({ url: "https://www.youtube.com/watch?v=Tst_Video01" });
+    assert.equal(o.isError, false, o.text);
+    assert.equal(o.fm.view, "overview");
+    assert.equal(o.fm.top_level_comments, 3);
+    assert.match(String(o.fm.hint), /comment_id=/);
+    assert.ok(!fmText(o.text).includes("Ignore previous"));
+    assert.match(
+      o.body,
+      /^1\. \*\*@TestChannel\*\*, pinned, uploader, 1\.2K likes, 1 year ago \(edited\), id=UgxAAAAAAAAAAAAAAAAAAAAAA: Thanks all!.* \(2 replies\)$/m,
+    );
+    assert.match(o.body, /^2\. \*\*@viewer\*\*, 15 likes, .*: Battery test was great$/m);
+    assert.match(
+      o.body,
+      /^3\. \*\*@old_style\*\*, 7 likes, 5 years ago, id=UgzC+: Old renderer comment$/m,
+    );
+
+    const limited = await comments({ url: "Tst_Video01", limit: 1 });
+    assert.equal(limited.fm.top_level_comments, 1);
+
+    const t = await comments({ url: "Tst_Video01", comment_id: "UgxAAAAAAAAAAAAAAAAAAAAAA" });
+    assert.equal(t.isError, false, t.text);
+    assert.equal(t.fm.view, "thread");
+    assert.equal(t.fm.replies_in_view, 2);
+    assert.match(
+      t.body,
+      /### Replies \(2\)\n\n- \*\*@fan\*\*, 3 likes, 1 year ago, id=UgxA+\.A+: First reply/,
+    );
+    assert.match(t.body, /- \*\*@other\*\*, 1 year ago, id=.*: Second reply/);
+
+    const none = await comments({ url: "Tst_Video01", comment_id: "UgyBBBBBBBBBBBBBBBBBBBBBB" });
+    assert.equal(none.fm.replies_in_view, 0);
+    assert.match(none.body, /\(no replies\)/);
+
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ url: "NoCaption01" }, /no comment section: comments are turned off/],
+      [{ url: "Tst_Video01", comment_id: "UgxNOTTHEREAAAAAAAAAAAAAA" }, /not among the top-level/],
+      [{ url: "Tst_Video01", comment_id: "Ugx.A<b>" }, /top-level comment/],
+      [{ url: "https://example.org/watch?v=Tst_Video01" }, /Not a recognized YouTube URL/],
+    ];
+    for (const [args, pattern] of cases) {
+      const a = await comments(args);
+      assert.equal(a.isError, true, JSON.stringify(args));
+      assert.match(a.text, pattern, JSON.stringify(args));
+    }
+  } finally {
+    await client.close();
+  }
+});

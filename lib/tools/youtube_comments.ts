@@ -1,0 +1,135 @@
+/**
+ * `youtube_comments` (`YoutubeComments`): a video's top comments, or the
+ * replies of one top-level comment, through Innertube `/next`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { Frontmatter } from "../envelope/frontmatter.ts";
+import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { trusted } from "../envelope/trusted.ts";
+import { videoId, watchUrl, YoutubeError } from "../sources/youtube.ts";
+import { type Comment, fetchComments, fetchReplies } from "../sources/youtube_comments.ts";
+import { READS_THE_WEB } from "./page_view.ts";
+import { defineTool, type ToolContext } from "./registry.ts";
+
+const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
+const COMMENT_ID = /^[A-Za-z0-9_-]{10,80}$/;
+
+const schema = z.object({
+  url: z.string().max(500).describe(
+    "the video: a watch URL, youtu.be/<id>, /shorts/<id> or the 11-character id",
+  ),
+  comment_id: z.string().max(100).optional().describe(
+    "id of a top-level comment (id=… in the overview) to read its replies",
+  ),
+  limit: z.number().int().optional().describe(
+    "overview: at most this many top-level comments (default 30, clamped to 1..50)",
+  ),
+});
+
+type Args = z.infer<typeof schema>;
+
+function line(c: Comment): string {
+  const tags = [
+    `**${c.author || "(unknown)"}**`,
+    ...(c.pinned ? ["pinned"] : []),
+    ...(c.uploader ? ["uploader"] : []),
+    ...(c.likes && c.likes !== "0" ? [`${c.likes} likes`] : []),
+    ...(c.published ? [c.published] : []),
+    `id=${c.id}`,
+  ];
+  return `${tags.join(", ")}: ${c.text.replace(/\s+/g, " ").trim()}`;
+}
+
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof YoutubeError) throw new ToolError(error.message);
+    throw error;
+  }
+}
+
+async function handle(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  const id = await guarded(() => Promise.resolve(videoId(args.url)));
+  const commentId = args.comment_id?.trim();
+  if (commentId !== undefined && !COMMENT_ID.test(commentId)) {
+    throw new ToolError(
+      "comment_id must be the id of a top-level comment as the overview shows it (id=Ugx…); reply ids (with a dot) have no replies of their own",
+    );
+  }
+  const { title, threads } = await guarded(() => fetchComments(id, ctx.signal));
+  const fm = new Frontmatter()
+    .set("source", trusted.url(watchUrl(id)))
+    .set("api", trusted.text`YouTube Innertube`)
+    .set("video_id", trusted.matching(id, VIDEO_ID));
+  const fenceTitle = `${title || `Video ${id}`} — comments`;
+  if (commentId === undefined) {
+    const limit = Math.min(50, Math.max(1, args.limit ?? 30));
+    const shown = threads.slice(0, limit);
+    fm.set("view", trusted.text`overview`).set("top_level_comments", shown.length);
+    if (shown.length === 0) {
+      fm.append("note", trusted.text`the comment section is empty`);
+      return ctx.respond({ frontmatter: fm });
+    }
+    fm.append("hint", trusted.text`pass comment_id=<id> to read the replies of one comment`);
+    const body = [
+      `## Comments (${shown.length} top-level, sorted by top)`,
+      "",
+      ...shown.map((c, i) =>
+        `${i + 1}. ${line(c)}${c.replies && c.replies !== "0" ? ` (${c.replies} replies)` : ""}`
+      ),
+    ];
+    return ctx.respond({
+      frontmatter: fm,
+      fences: [{ content: body.join("\n"), title: fenceTitle }],
+    });
+  }
+  fm.set("view", trusted.text`thread`).set("comment_id", trusted.matching(commentId, COMMENT_ID));
+  const target = threads.find((c) => c.id === commentId);
+  if (!target) {
+    throw new ToolError(
+      `comment ${commentId} is not among the top-level comments of the first page (the top ${threads.length}); call without comment_id to see their ids`,
+    );
+  }
+  const replies = target.repliesToken
+    ? await guarded(() => fetchReplies(target.repliesToken!, ctx.signal))
+    : [];
+  fm.set("replies_in_view", replies.length);
+  fm.append("hint", trusted.text`drop comment_id to see the top-level overview`);
+  const body = [
+    `## Thread for comment id=${target.id}`,
+    "",
+    line(target),
+    "",
+    `### Replies (${replies.length})`,
+    "",
+    ...(replies.length ? replies.map((r) => `- ${line(r)}`) : ["(no replies)"]),
+  ];
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: body.join("\n"), title: fenceTitle }],
+  });
+}
+
+const DESCRIPTION = `Comments of a YouTube video (Innertube API).
+
+- Without comment_id: the top-level comments sorted by top (first page, at
+  most limit, default 30, up to 50), each with author, pinned/uploader
+  marks, likes, age, id and reply count.
+- With comment_id (an id=… from the overview): that comment and its
+  replies.
+
+Comment text and author names are fenced as untrusted.`;
+
+/** The tool declaration. */
+export const youtubeComments = defineTool({
+  key: "youtube_comments",
+  names: { desktop: "youtube_comments", code: "YoutubeComments" },
+  title: "YouTube comments",
+  description: DESCRIPTION,
+  inputSchema: schema,
+  annotations: READS_THE_WEB,
+  handler: (args, ctx) => handle(args, ctx),
+});
