@@ -18,6 +18,8 @@ import { semanticScholarSource } from "./semantic_scholar.ts";
 import { doiSource } from "./doi.ts";
 import { githubSource } from "./github.ts";
 import { huggingfaceSource } from "./huggingface.ts";
+import { redditSource } from "./reddit.ts";
+import { mediawikiSource } from "./mediawiki.ts";
 
 /** A first-party source. */
 export interface Source {
@@ -35,8 +37,10 @@ export const SOURCES: Source[] = [
   semanticScholarSource,
   doiSource,
   ietfSource,
+  redditSource,
   githubSource,
   huggingfaceSource,
+  mediawikiSource,
 ];
 
 let cache: PageCache<Document> | undefined;
