@@ -172,6 +172,13 @@ Deno.test("discourse interception: a generic fetch of a topic page with x-discou
   assert.equal(a.isError, false, a.text);
   assert.equal(a.fm.api, "Discourse");
   assert.match(a.body.join("\n"), /A heading that is only a number/);
+  const o = await call(client, "web_fetch_sections", { url: `${FORUM}/t/welcome/42` });
+  assert.equal(o.isError, false, o.text);
+  for (const n of [1, 2, 9, 25]) {
+    assert.ok(o.body.includes(`  - ${n} (#${n})`), `outline lists post ${n}: ${o.body.join("\n")}`);
+  }
+  assert.ok(o.body.includes("    - Welcome (#welcome)"), "a post's heading nests under the post");
+  assert.match(o.text, /Welcome to the example forum/);
   // A list page carries the header too, but is not a topic: it stays on the web path.
   const l = await call(client, "web_fetch_incisive", { url: `${FORUM}/latest` });
   assert.equal(l.isError, false, l.text);
