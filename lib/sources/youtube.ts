@@ -7,13 +7,15 @@
  *   context (the WEB client's caption URLs now need a PO token), mapped to
  *   {@link VideoInfo} or a {@link YoutubeError} that says what to try;
  * - {@link fetchCaptions}: one caption track as timed cues (timedtext json3);
- * - {@link searchVideos} and {@link fetchPlaylist}: `/search` and `/browse`
- *   with the WEB client context; entries are read from any video renderer
- *   in the answer, so layout changes around them do not matter.
+ * - {@link searchVideos}, {@link fetchPlaylist} and {@link fetchChannel}:
+ *   `/search`, `/navigation/resolve_url` and `/browse` with the WEB client
+ *   context; entries are read from any video renderer in the answer, so
+ *   layout changes around them do not matter.
  *
- * Each request repeats its key field (`videoId`, `query`, `browseId`) as a query parameter: Google's API
- * front end binds query parameters to request fields, and it gives every
- * video its own URL, which the replay transport matches on.
+ * Each request repeats its key field (`videoId`, `query`, `browseId`,
+ * `url`) as a query parameter: Google's API front end binds query
+ * parameters to request fields, and it gives every request its own URL,
+ * which the replay transport matches on.
  *
  * @module
  */
@@ -193,10 +195,11 @@ async function netCall(
           `YouTube answered ${status} (a server-side failure); retry in a minute`,
         );
       }
+      const path = new URL(url).pathname;
       throw new YoutubeError(
-        `YouTube answered ${status} to ${
-          new URL(url).pathname
-        }; the video may be gone, or YouTube changed its API — retry later`,
+        status === 404
+          ? `YouTube answered 404 to ${path}: what was asked for does not exist; check the id, handle or URL`
+          : `YouTube answered ${status} to ${path}; the video may be gone, or YouTube changed its API — retry later`,
       );
     }
     throw error;
@@ -535,5 +538,82 @@ export async function fetchPlaylist(
     owner: runsText(header.ownerText),
     description: str(meta.description) || runsText(header.descriptionText),
     items,
+  };
+}
+
+/** A channel: metadata and its latest uploads (first page). */
+export interface Channel {
+  /** Channel id (UC…). */
+  id: string;
+  /** Name (upstream text). */
+  title: string;
+  /** Description (upstream text). */
+  description: string;
+  /** Subscriber count as shown ("1.2M subscribers"), when given. */
+  subscribers?: string;
+  /** Latest uploads. */
+  videos: VideoEntry[];
+}
+
+const CHANNEL_ID = /^UC[A-Za-z0-9_-]{22}$/;
+/** Params selecting a channel's Videos tab in a browse request. */
+const VIDEOS_TAB = "EgZ2aWRlb3PyBgQKAjoA";
+
+/** The resolve request URL for a channel path (@handle, c/name, user/name). */
+export function resolveUrl(ref: string): string {
+  return `${INNERTUBE}/navigation/resolve_url?url=${
+    encodeURIComponent(`https://www.youtube.com/${ref}`)
+  }&prettyPrint=false`;
+}
+
+/** The browse request URL of a channel's Videos tab. */
+export function channelUrl(id: string): string {
+  return `${INNERTUBE}/browse?browseId=${id}&params=${VIDEOS_TAB}&prettyPrint=false`;
+}
+
+/** Loads a channel (a path from {@link parseYoutubeUrl}) and its latest uploads. */
+export async function fetchChannel(
+  ref: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<Channel> {
+  let id = ref.startsWith("channel/") ? ref.slice("channel/".length) : "";
+  if (!id) {
+    const url = `https://www.youtube.com/${ref}`;
+    const resolved = obj(await innertubePost(resolveUrl(ref), { url }, signal));
+    id = str(obj(obj(resolved.endpoint).browseEndpoint).browseId);
+    if (!CHANNEL_ID.test(id)) {
+      throw new YoutubeError(
+        `YouTube does not know the channel ${
+          ref.slice(0, 80)
+        }; check the handle, or pass https://www.youtube.com/channel/UC… from the channel's page`,
+      );
+    }
+  }
+  if (!CHANNEL_ID.test(id)) {
+    throw new YoutubeError(
+      "a channel id is UC followed by 22 characters (A-Z a-z 0-9 _ -); check the URL",
+    );
+  }
+  const body = obj(
+    await innertubePost(channelUrl(id), { browseId: id, params: VIDEOS_TAB }, signal),
+  );
+  const meta = obj(obj(body.metadata).channelMetadataRenderer);
+  if (!str(meta.title)) {
+    const alert = (Array.isArray(body.alerts) ? body.alerts : [])
+      .map((a) => runsText(obj(obj(a).alertRenderer).text)).find(Boolean);
+    throw new YoutubeError(
+      `channel ${id} could not be read${
+        alert ? ` (YouTube says: "${alert.slice(0, 160)}")` : ""
+      }: it may be terminated or hidden; check the URL`,
+    );
+  }
+  const header = obj(obj(body.header).c4TabbedHeaderRenderer);
+  return {
+    id,
+    title: str(meta.title),
+    description: str(meta.description),
+    subscribers: runsText(header.subscriberCountText) || undefined,
+    videos: readEntries(body.contents, limit),
   };
 }

@@ -8,7 +8,7 @@
  *   auto-generated) cut into windows of about 30 s at sentence ends or
  *   pauses; timestamp modes compact, absolute, none and structured; BM25
  *   search over windows, time ranges, chapter scoping and windows by index;
- * - `playlist` and `search`: first-page entries as records in the
+ * - `channel`, `playlist` and `search`: first-page entries as records in the
  *   configured output format.
  *
  * @module
@@ -24,8 +24,10 @@ import {
   ACCEPTED_FORMS,
   type Chapter,
   fetchCaptions,
+  fetchChannel,
   fetchPlayer,
   fetchPlaylist,
+  parseYoutubeUrl,
   pickTrack,
   PLAYLIST_ID,
   searchVideos,
@@ -46,19 +48,19 @@ import {
 import { READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
-const ACTIONS = ["video", "transcript", "playlist", "search"] as const;
+const ACTIONS = ["video", "transcript", "channel", "playlist", "search"] as const;
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 const CHANNEL = /^UC[A-Za-z0-9_-]{22}$/;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("video | transcript | playlist | search"),
+  action: z.enum(ACTIONS).describe("video | transcript | channel | playlist | search"),
   url: z.string().max(500).optional().describe(
-    "video/transcript: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id; playlist: a URL with list=<id>, or the id",
+    "video/transcript: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id; channel: youtube.com/@handle, /channel/UC…, /c/<name> or /user/<name>; playlist: a URL with list=<id>, or the id",
   ),
   query: z.string().max(300).optional().describe("search: the words to search videos for"),
   limit: z.number().int().optional().describe(
-    "playlist/search: at most this many entries (default 30, clamped to 1..200; first page only)",
+    "channel/playlist/search: at most this many entries (default 30, clamped to 1..200; first page only)",
   ),
   languages: z.array(z.string().max(20)).max(10).optional().describe(
     'transcript: language preference as ISO codes, first available wins (default ["en"])',
@@ -421,6 +423,60 @@ async function playlistAction(args: Args, ctx: ToolContext): Promise<ToolResult>
   });
 }
 
+async function channelAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  const url = args.url?.trim();
+  if (!url) {
+    throw new ToolError(
+      "'url' is required for action='channel': https://www.youtube.com/@handle or /channel/UC…",
+    );
+  }
+  let target;
+  try {
+    target = parseYoutubeUrl(url);
+  } catch (error) {
+    if (error instanceof YoutubeError) throw new ToolError(error.message);
+    throw error;
+  }
+  if (target.kind !== "channel") {
+    throw new ToolError(
+      `URL is a ${target.kind}, not a channel; pass https://www.youtube.com/@handle, /channel/UC…, /c/<name> or /user/<name>`,
+    );
+  }
+  const limit = clampLimit(args.limit);
+  const ref = target.ref;
+  const channel = await load(() => fetchChannel(ref, limit, ctx.signal));
+  const fm = new Frontmatter()
+    .set("source", trusted.url(`https://www.youtube.com/channel/${channel.id}`))
+    .set("api", trusted.text`YouTube Innertube`)
+    .set("action", trusted.oneOf(ACTIONS, "channel"))
+    .set("channel_id", trusted.matching(channel.id, CHANNEL))
+    .set("returned_videos", channel.videos.length);
+  const head = [`**Channel**: ${channel.title}`];
+  if (channel.subscribers) head.push(`**Subscribers**: ${channel.subscribers}`);
+  if (channel.description) head.push("", channel.description);
+  const fences = [{ content: head.join("\n"), title: channel.title || channel.id }];
+  if (channel.videos.length === 0) {
+    fm.append(
+      "note",
+      trusted
+        .text`no uploads on the channel's Videos tab (it may post Shorts or live streams only)`,
+    );
+    return ctx.respond({ frontmatter: fm, fences });
+  }
+  const format = ctx.defaultOutput;
+  fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
+  fm.append("hint", trusted.text`action=video or action=transcript with an upload's url`);
+  const rendered = renderRecords(entryRecords(channel.videos), format, {
+    columns: ENTRY_COLUMNS,
+    name: "videos",
+  });
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [...fences, { content: rendered.text, title: "Recent uploads" }],
+    structured: rendered.structured,
+  });
+}
+
 async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   const query = (args.query ?? "").replace(/\s+/g, " ").trim();
   if (query === "") {
@@ -466,10 +522,12 @@ Actions:
   by time), start_seconds / end_seconds, chapter= (chapter-title query),
   or fetch windows=[3,4,5] by index (not combinable with search or the
   filters).
+- channel: a channel (url: youtube.com/@handle, /channel/UC…, /c/<name>,
+  /user/<name>): name, subscribers, description and its latest uploads.
 - playlist: the items of a playlist (url with list=<id>, or the id), first
   page, at most limit (default 30).
 - search: videos matching query, first page, at most limit (default 30).
-  Playlist items and search results are records in the configured output
+  Uploads, playlist items and search results are records in the configured output
   format.
 
 Bot checks, private, age-restricted, unavailable videos and videos without
@@ -489,6 +547,8 @@ export const youtube = defineTool({
         return videoAction(args, ctx);
       case "transcript":
         return transcriptAction(args, ctx);
+      case "channel":
+        return channelAction(args, ctx);
       case "playlist":
         return playlistAction(args, ctx);
       case "search":

@@ -309,7 +309,7 @@ Deno.test({
   },
 });
 
-Deno.test("youtube: search and playlist as records", async () => {
+Deno.test("youtube: channel, search and playlist as records", async () => {
   const client = await connect();
   try {
     const s = await call(client, { action: "search", query: "tablet  review", limit: 5 });
@@ -341,7 +341,27 @@ Deno.test("youtube: search and playlist as records", async () => {
     const byId = await call(client, { action: "playlist", url: "PLtest1234567", limit: 1 });
     assert.equal(byId.fm.returned_items, 1);
 
+    const ch = await call(client, {
+      action: "channel",
+      url: "https://www.youtube.com/@TestChannel",
+    });
+    assert.equal(ch.isError, false, ch.text);
+    assert.equal(ch.fm.channel_id, "UCVYamHliCI9rw1tHR1xbkfw");
+    assert.equal(ch.fm.source, "https://www.youtube.com/channel/UCVYamHliCI9rw1tHR1xbkfw");
+    assert.equal(ch.fm.returned_videos, 2);
+    assert.match(ch.body, /1\.2M subscribers/);
+    assert.match(ch.body, /Reviews of small computers\./);
+    assert.match(ch.body, /Laptop Review/);
+    const byChannelId = await call(client, {
+      action: "channel",
+      url: "https://www.youtube.com/channel/UCVYamHliCI9rw1tHR1xbkfw",
+      limit: 1,
+    });
+    assert.equal(byChannelId.fm.returned_videos, 1);
+
     const bad: [Record<string, unknown>, RegExp][] = [
+      [{ action: "channel", url: "https://www.youtube.com/@nobody_here" }, /404.*does not exist/],
+      [{ action: "channel", url: "https://youtu.be/Tst_Video01" }, /is a video, not a channel/],
       [{ action: "search" }, /'query' is required/],
       [{ action: "video" }, /'url' is required for action='video'/],
       [{ action: "playlist", url: "https://example.org/x" }, /not a playlist/],
