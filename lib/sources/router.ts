@@ -153,5 +153,6 @@ export function sourceName(url: string): string {
 /** Re-stores a document whose size grew (slices or index built), so the cache counts it. */
 export function recount(url: string, doc: Document, fullPage = false): void {
   const key = cacheKey(url, fullPage);
-  if (pageCache().has(key)) pageCache().set(key, doc);
+  // Only the Document stored under the key: a rendered one (cached apart) must not replace it.
+  if (pageCache().has(key) && pageCache().get(key) === doc) pageCache().set(key, doc);
 }

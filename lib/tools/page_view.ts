@@ -152,11 +152,6 @@ export function shellAnswer(ctx: ToolContext, fm: Frontmatter): ToolResult {
     trusted
       .text`this page builds its content with JavaScript and has none of its own; retry with requires_js=true`,
   );
-  fm.append(
-    "note",
-    trusted
-      .text`the JavaScript renderer is not available yet in this version, so requires_js=true cannot help today; look for a static version of the page or its API`,
-  );
   return ctx.respond({ frontmatter: fm });
 }
 

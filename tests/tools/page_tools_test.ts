@@ -220,16 +220,17 @@ Deno.test("web_fetch_incisive: JavaScript shells, requires_js and actions", asyn
   const shell = await call(client, "web_fetch_incisive", { url: `${BASE}/shell` });
   assert.equal(shell.isError, false);
   assert.match(String(shell.fm.hint), /requires_js=true/);
-  assert.match(String(shell.fm.note), /not available yet/);
+  // The start task has no permission to run a browser: rendering says which flags it needs
+  // (tests/render/ renders for real with the start:render task).
   const js = await call(client, "web_fetch_incisive", { url: `${BASE}/guide`, requires_js: true });
-  assert.match(String(js.fm.warning), /requires_js is not available yet/);
-  assert.ok(js.body.length > 10);
+  assert.equal(js.isError, true);
+  assert.match(js.text, /--allow-run/);
   const actions = await call(client, "web_fetch_incisive", {
     url: `${BASE}/guide`,
     actions: [{ type: "click", selector: "#go" }],
   });
   assert.equal(actions.isError, true);
-  assert.match(actions.text, /actions need the headless browser renderer/);
+  assert.match(actions.text, /--allow-run/);
 });
 
 Deno.test("web_fetch_incisive: JSON, XML, text, Markdown and PDF; other types are refused", async () => {

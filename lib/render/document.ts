@@ -1,0 +1,84 @@
+/**
+ * A rendered page as a Document: the rendered HTML goes through the same
+ * content pipeline as a fetched page, and the Document is cached apart from
+ * the static one (page cache variant `rendered`, keyed by the page, the
+ * full_page choice and the actions).
+ *
+ * @module
+ */
+import type { Document } from "../content/document.ts";
+import { cacheKey, pageCache } from "../sources/router.ts";
+import type { InteractiveElement } from "./elements.ts";
+import { type Action, type Rendered, renderPage } from "./render.ts";
+
+/** What a render adds to its Document. */
+export interface RenderInfo {
+  /** The page's interactive elements. */
+  elements: InteractiveElement[];
+  /** The engine that rendered it. */
+  engine: Rendered["engine"];
+  /** The engine choice's remark. */
+  remark?: Rendered["remark"];
+  /** Requests the guard refused. */
+  blocked: Rendered["blocked"];
+}
+
+const infos = new WeakMap<Document, RenderInfo>();
+
+/** Options of a rendered load. */
+export interface RenderLoadOptions {
+  /** Actions, in order. */
+  actions: Action[];
+  /** Keep the whole page. */
+  fullPage: boolean;
+  /** Let the top frame leave the requested host. */
+  allowOffsite: boolean;
+  /** Cancels the render. */
+  signal?: AbortSignal;
+  /** Stage reports. */
+  onStage?: (step: number, total: number, message: string) => void;
+}
+
+/** The cache key of a rendered page. */
+export function renderedKey(page: string, options: RenderLoadOptions): string {
+  const base = cacheKey(page, options.fullPage);
+  const extra = options.actions.length > 0 ? ` actions=${JSON.stringify(options.actions)}` : "";
+  return `${base}${options.allowOffsite ? " offsite" : ""}${extra}`;
+}
+
+/** Whether a rendered Document of `page` (without actions) is cached. */
+export function renderedCached(page: string, fullPage: boolean): boolean {
+  return pageCache().has(
+    renderedKey(page, { actions: [], fullPage, allowOffsite: false }),
+    "rendered",
+  ) ||
+    pageCache().has(renderedKey(page, { actions: [], fullPage, allowOffsite: true }), "rendered");
+}
+
+/** Loads the rendered Document of `page`, from the cache or the browser. */
+export async function loadRendered(
+  page: string,
+  options: RenderLoadOptions,
+): Promise<{ doc: Document; info: RenderInfo; cached: boolean }> {
+  const key = renderedKey(page, options);
+  const hit = pageCache().get(key, "rendered");
+  const hitInfo = hit && infos.get(hit);
+  if (hit && hitInfo) return { doc: hit, info: hitInfo, cached: true };
+  const rendered = await renderPage(page, {
+    actions: options.actions,
+    allowOffsite: options.allowOffsite,
+    signal: options.signal,
+    onStage: options.onStage,
+  });
+  const { htmlDocument } = await import("../content/pipeline.ts");
+  const doc = htmlDocument(rendered.html, rendered.url, { fullPage: options.fullPage });
+  const info: RenderInfo = {
+    elements: rendered.elements,
+    engine: rendered.engine,
+    remark: rendered.remark,
+    blocked: rendered.blocked,
+  };
+  infos.set(doc, info);
+  pageCache().set(key, doc, "rendered");
+  return { doc, info, cached: false };
+}
