@@ -55,6 +55,14 @@ export function renderedCached(page: string, fullPage: boolean): boolean {
     pageCache().has(renderedKey(page, { actions: [], fullPage, allowOffsite: true }), "rendered");
 }
 
+/** Re-stores a rendered Document whose size grew (slices or index built), so the cache counts it. */
+export function recountRendered(page: string, options: RenderLoadOptions, doc: Document): void {
+  const key = renderedKey(page, options);
+  if (pageCache().has(key, "rendered") && pageCache().get(key, "rendered") === doc) {
+    pageCache().set(key, doc, "rendered");
+  }
+}
+
 /** Loads the rendered Document of `page`, from the cache or the browser. */
 export async function loadRendered(
   page: string,

@@ -40,7 +40,12 @@ import { cacheKey, pageCache, recount, SOURCES } from "../sources/router.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { ENGINES } from "../render/browser.ts";
 import { type InteractiveElement, renderElements } from "../render/elements.ts";
-import { loadRendered, renderedCached, type RenderInfo } from "../render/document.ts";
+import {
+  loadRendered,
+  recountRendered,
+  renderedCached,
+  type RenderInfo,
+} from "../render/document.ts";
 import type { Action } from "../render/render.ts";
 import { githubLineView, isGithubLineAnchor } from "../sources/github.ts";
 import {
@@ -230,6 +235,7 @@ export async function runIncisive(
     const view = search !== undefined || slices.length > 0;
     const max = args.max_elements ?? DEFAULT_MAX_ELEMENTS;
     if (!view && max > 0) ctx = withElementsFence(ctx, rendered.info.elements, max);
+    ctx = afterRespond(ctx, rendered.recount);
   }
   if (isEmpty(doc)) {
     if (doc.jsShell) return shellAnswer(ctx, fm);
@@ -256,6 +262,7 @@ interface RenderedLoad {
   info: RenderInfo;
   premature: boolean;
   describe(fm: Frontmatter): void;
+  recount(): void;
 }
 
 async function renderedLoad(
@@ -268,18 +275,21 @@ async function renderedLoad(
   const staticDoc = pageCache().get(cacheKey(url.page, fullPage));
   // The tip is for a first render of a page never seen as a JavaScript shell.
   const premature = actions.length === 0 && !staticDoc && !renderedCached(url.page, fullPage);
-  const { doc, info, cached } = await loadRendered(url.page, {
+  const options = {
     actions,
     fullPage,
     allowOffsite,
     signal: ctx.signal,
-    onStage: (step, total, message) => void ctx.progress(step, total, message).catch(() => {}),
-  });
+    onStage: (step: number, total: number, message: string) =>
+      void ctx.progress(step, total, message).catch(() => {}),
+  };
+  const { doc, info, cached } = await loadRendered(url.page, options);
   return {
     doc,
     cached,
     info,
     premature,
+    recount: () => recountRendered(url.page, options, doc),
     describe(fm) {
       fm.set("renderer", trusted.oneOf(ENGINES, info.engine));
       if (actions.length > 0) fm.set("actions_run", actions.length);
@@ -296,6 +306,18 @@ async function renderedLoad(
           }`,
         );
       }
+    },
+  };
+}
+
+/** A context that runs `then` after building each answer. */
+function afterRespond(ctx: ToolContext, then: () => void): ToolContext {
+  return {
+    ...ctx,
+    respond: (spec) => {
+      const result = ctx.respond(spec);
+      then();
+      return result;
     },
   };
 }
