@@ -221,7 +221,7 @@ async function linesDocument(file: CodeFile, total: number, range: LineRange): P
  * line anchor or the Document is not a GitHub file (then the fragment is a
  * section request as usual). Bad ranges throw errors that say what to do.
  */
-export async function githubLineView(
+async function githubLineView(
   doc: Document,
   fragment: string | undefined,
 ): Promise<Document | undefined> {
@@ -235,7 +235,7 @@ export async function githubLineView(
 }
 
 /** Whether `fragment` on `url` is a GitHub line anchor (not a section name). */
-export function isGithubLineAnchor(url: string, fragment: string | undefined): boolean {
+function isGithubLineAnchor(url: string, fragment: string | undefined): boolean {
   if (!fragment || !/^L\d+(?:-L?\d+)?$/.test(fragment)) return false;
   try {
     return parseGithubUrl(new URL(url))?.kind === "file";
@@ -733,4 +733,6 @@ export const githubSource: Source = {
     options.onStage?.("fetching");
     return loadTarget(target, { signal: options.signal, url: url.href });
   },
+  ownsFragment: (url, fragment) => isGithubLineAnchor(url.href, fragment),
+  fragmentView: githubLineView,
 };

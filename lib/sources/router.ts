@@ -29,6 +29,13 @@ export interface Source {
   detect(url: URL): boolean;
   /** Loads the Document for `url`. */
   load(url: URL, options: LoadOptions): Promise<Document>;
+  /**
+   * Whether a URL fragment is this source's own address form (GitHub's
+   * `#L10-L20` line anchors) rather than a section name.
+   */
+  ownsFragment?(url: URL, fragment: string): boolean;
+  /** The view a fragment it owns selects of a loaded Document, if any. */
+  fragmentView?(doc: Document, fragment: string): Promise<Document | undefined>;
 }
 
 /** Sources tried before the generic web path, in order. */
@@ -56,6 +63,32 @@ export interface Loaded {
   doc: Document;
   /** True when served from the page cache. */
   cached: boolean;
+}
+
+function sourceOfUrl(url: string): Source | undefined {
+  try {
+    const parsed = new URL(url);
+    return SOURCES.find((s) => s.detect(parsed));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `fragment` on `url` is an address its source reads itself (not a section name). */
+export function ownsFragment(url: string, fragment: string | undefined): boolean {
+  if (fragment === undefined) return false;
+  const source = sourceOfUrl(url);
+  return source?.ownsFragment?.(new URL(url), fragment) ?? false;
+}
+
+/** The view of `doc` a source-owned fragment selects (undefined: the Document as is). */
+export async function fragmentView(
+  url: string,
+  doc: Document,
+  fragment: string | undefined,
+): Promise<Document | undefined> {
+  if (fragment === undefined || !ownsFragment(url, fragment)) return undefined;
+  return await sourceOfUrl(url)?.fragmentView?.(doc, fragment);
 }
 
 /** Removes the fragment of a URL. */

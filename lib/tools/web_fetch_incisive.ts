@@ -36,7 +36,14 @@ import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../envelope/trusted.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
-import { cacheKey, pageCache, recount, SOURCES } from "../sources/router.ts";
+import {
+  cacheKey,
+  fragmentView,
+  ownsFragment,
+  pageCache,
+  recount,
+  SOURCES,
+} from "../sources/router.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { ENGINES } from "../render/browser.ts";
 import { type InteractiveElement, renderElements } from "../render/elements.ts";
@@ -47,7 +54,7 @@ import {
   type RenderInfo,
 } from "../render/document.ts";
 import type { Action } from "../render/render.ts";
-import { githubLineView, isGithubLineAnchor } from "../sources/github.ts";
+
 import {
   FULL_PAGE_DESCRIPTION,
   isEmpty,
@@ -192,7 +199,7 @@ export async function runIncisive(
     warnings.push(trusted.text`the URL fragment was ignored because section was given`);
   } else if (
     url.fragment !== undefined && search === undefined && slices.length === 0 &&
-    !isGithubLineAnchor(url.page, url.fragment)
+    !ownsFragment(url.page, url.fragment)
   ) {
     sections = [url.fragment];
   }
@@ -223,9 +230,10 @@ export async function runIncisive(
         .text`this URL is served from its source's API, so requires_js and actions were not used`,
     );
   }
-  // A GitHub line anchor (#L10-L20) on a file selects those lines of the cached file.
+  // A fragment the source reads itself (GitHub's #L10-L20) selects its view of the cached page.
   // (Only for the whole-view answer: the other views re-store the Document they index.)
-  const doc = (!constrained && await githubLineView(loaded.doc, url.fragment)) || loaded.doc;
+  const doc = (!constrained && await fragmentView(url.page, loaded.doc, url.fragment)) ||
+    loaded.doc;
   const fm = pageFrontmatter(url, doc, cached, fullPage);
   await shelveCitation(doc, fm);
   for (const w of warnings) fm.append("warning", w);
