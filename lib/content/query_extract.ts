@@ -145,6 +145,25 @@ function visibleText(markdown: string): string {
 
 const LINK_TARGET = /\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)/g;
 
+/**
+ * How a whole text unit reads: its words, function words among them, and
+ * whether it ends as a sentence ends. Undefined for code, tables, lists,
+ * quotes and pieces of a longer paragraph.
+ */
+function textShape(
+  md: string,
+  unit: Unit,
+): { words: number; stopWords: number; sentence: boolean } | undefined {
+  if (unit.kind !== "text" || unit.part) return undefined;
+  const text = visibleText(md.slice(unit.start, unit.end)).trim();
+  const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return {
+    words: words.length,
+    stopWords: words.filter((w) => isStopWord(w.toLowerCase())).length,
+    sentence: /[.!?:。]["'”’)*_]*$/.test(text),
+  };
+}
+
 /** The per-Document index: units, their term postings and heading terms. */
 export class QueryIndex {
   /** Units in document order. */
@@ -586,7 +605,6 @@ class Picker {
   /** Starts with the closing marker reserved. */
   used = 2.5;
   overBudget = false;
-  #regions = 0;
 
   constructor(
     readonly doc: Document,
@@ -725,22 +743,14 @@ class Picker {
    * label or caption).
    */
   isProse(u: number): boolean {
-    const unit = this.index.units[u];
-    if (unit.kind !== "text" || unit.part) return false;
-    const text = visibleText(this.doc.markdown.slice(unit.start, unit.end)).trim();
-    if (!/[.!?:。]["'”’)*_]*$/.test(text)) return false;
-    const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
-    return words.length >= 10 && words.filter((w) => isStopWord(w.toLowerCase())).length >= 3;
+    const shape = textShape(this.doc.markdown, this.index.units[u]);
+    return shape !== undefined && shape.sentence && shape.words >= 10 && shape.stopWords >= 3;
   }
 
   /** A line of text with no sentence in it: a badge, a link, a version table cell. */
   isBadge(u: number): boolean {
-    const unit = this.index.units[u];
-    if (unit.kind !== "text" || unit.part) return false;
-    const text = visibleText(this.doc.markdown.slice(unit.start, unit.end)).trim();
-    const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
-    return words.length < 10 && !/[.!?:。]["'”’)*_]*$/.test(text) &&
-      !words.some((w) => isStopWord(w.toLowerCase()));
+    const shape = textShape(this.doc.markdown, this.index.units[u]);
+    return shape !== undefined && !shape.sentence && shape.words < 10 && shape.stopWords === 0;
   }
 
   sumCost(a: number, b: number): number {
@@ -846,13 +856,13 @@ class Picker {
     }
     if (order.length > 0 && order[order.length - 1] < units.length - 1) parts.push(ELISION);
     const text = parts.join("\n\n");
-    this.#regions = regions;
+
     const sections = [...this.touched].filter((s) => s >= 0).sort((x, y) => x - y);
     return {
       text,
       extracted: true,
       confidence,
-      sectionsSelected: unitMode ? this.#regions : this.touched.size,
+      sectionsSelected: unitMode ? regions : this.touched.size,
       sections,
       originalTokens,
       returnedTokens: estimateTokens(text),
