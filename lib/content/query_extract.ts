@@ -67,8 +67,7 @@ export interface QueryExtraction {
   confidence: ExtractConfidence | null;
   /** Sections (in unit mode: regions) selected. */
   sectionsSelected: number;
-  /** Indexes of the sections text was taken from, in document order. */
-  sections: number[];
+
   /** Estimated tokens of the whole page. */
   originalTokens: number;
   /** Estimated tokens returned. */
@@ -426,7 +425,6 @@ function whole(
     extracted: false,
     confidence,
     sectionsSelected: 0,
-    sections: [],
     originalTokens: tokens,
     returnedTokens: tokens,
     overBudget: false,
@@ -857,13 +855,11 @@ class Picker {
     if (order.length > 0 && order[order.length - 1] < units.length - 1) parts.push(ELISION);
     const text = parts.join("\n\n");
 
-    const sections = [...this.touched].filter((s) => s >= 0).sort((x, y) => x - y);
     return {
       text,
       extracted: true,
       confidence,
       sectionsSelected: unitMode ? regions : this.touched.size,
-      sections,
       originalTokens,
       returnedTokens: estimateTokens(text),
       overBudget: this.overBudget,
