@@ -30,6 +30,15 @@ export function envelopeReady(): Promise<void> {
   }));
 }
 
+/**
+ * The YAML package, once {@link envelopeReady} has resolved (it is loaded
+ * lazily because importing it costs a quarter of a second at start-up).
+ * Throws before that.
+ */
+export function yamlModule(): YamlModule {
+  return serializer();
+}
+
 function serializer(): YamlModule {
   if (!YAML) {
     throw new Error(

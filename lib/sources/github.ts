@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { parse as parseYaml } from "yaml";
+
+import { envelopeReady, yamlModule } from "../envelope/frontmatter.ts";
 import { codeDocument, type CodeFile } from "../content/code.ts";
 import { Document, type DocumentFact, type Sized } from "../content/document.ts";
 import { ToolError } from "../envelope/response.ts";
@@ -350,7 +351,7 @@ export function citationFromCff(
 ): CitationInput | undefined {
   let data: unknown;
   try {
-    data = parseYaml(text, { maxAliasCount: 20 });
+    data = yamlModule().parse(text, { maxAliasCount: 20 });
   } catch {
     return undefined;
   }
@@ -435,6 +436,7 @@ export async function loadRepo(
   const created = Number(day(str(repo, "created_at")).slice(0, 4)) || undefined;
   const spdx = str(obj(repo, "license"), "spdx_id");
   const description = str(repo, "description");
+  if (cff) await envelopeReady(); // the YAML reader CITATION.cff needs, loaded on first use
   const citation = (cff ? citationFromCff(cff, fullName, created) : undefined) ?? {
     doi: `github:${fullName.toLowerCase()}`,
     title: description ? `${fullName}: ${description}` : fullName,

@@ -16,10 +16,10 @@
  * @module
  */
 import { z } from "zod";
-import { parse as parseYaml } from "yaml";
+
 import type { Document } from "../content/document.ts";
 import { cutToBudget } from "../content/views.ts";
-import { Frontmatter } from "../envelope/frontmatter.ts";
+import { Frontmatter, yamlModule } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { type Trusted, trusted } from "../envelope/trusted.ts";
@@ -369,7 +369,7 @@ interface Templates {
 
 function yamlObject(text: string): Json | undefined {
   try {
-    const v = parseYaml(text, { maxAliasCount: 20 });
+    const v = yamlModule().parse(text, { maxAliasCount: 20 });
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v as Json : undefined;
   } catch {
     return undefined;
