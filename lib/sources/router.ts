@@ -174,13 +174,7 @@ async function wait(flight: Flight, signal?: AbortSignal): Promise<Document> {
  * path), without loading anything: what REST answers put in `X-Source`.
  */
 export function sourceName(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return "web";
-  }
-  return SOURCES.find((s) => s.detect(parsed))?.name ?? "web";
+  return sourceOfUrl(url)?.name ?? "web";
 }
 
 /** Re-stores a document whose size grew (slices or index built), so the cache counts it. */

@@ -42,7 +42,7 @@ import {
   ownsFragment,
   pageCache,
   recount,
-  SOURCES,
+  sourceName,
 } from "../sources/router.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { ENGINES } from "../render/browser.ts";
@@ -211,7 +211,7 @@ export async function runIncisive(
   const constrained = sections.length > 0 || search !== undefined || slices.length > 0 ||
     query !== undefined;
   // First-party sources answer from their APIs even when rendering was asked for.
-  const viaSource = render && SOURCES.some((s) => s.detect(new URL(url.page)));
+  const viaSource = render && sourceName(url.page) !== "web";
   let rendered: RenderedLoad | undefined;
   if (render && !viaSource) {
     rendered = await renderedLoad(url, actions, fullPage, args.allow_offsite ?? false, ctx);
