@@ -52,7 +52,14 @@ import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { log } from "../log.ts";
 import { loadDocument, recount, sourceName } from "../sources/router.ts";
 import type { LoadStage } from "../sources/web.ts";
-import { CONTENT_KINDS, type Loader, type PageUrl, pageUrl } from "../tools/page_view.ts";
+import {
+  CONTENT_KINDS,
+  DROPPED_NOTE_SHARE,
+  type Loader,
+  type PageUrl,
+  pageUrl,
+  setExtractFields,
+} from "../tools/page_view.ts";
 import { DEFAULT_MAX_TOKENS } from "../tools/web_fetch_incisive.ts";
 import { VERSION } from "../version.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -543,7 +550,7 @@ function frontmatterBlock(a: PageAnswer): string {
   fm.set("content_type", trusted.oneOf(CONTENT_KINDS, doc.kind));
   fm.set("cached", a.cached);
   if (req.fullPage) fm.set("full_page", true);
-  else if (doc.kind === "html" && doc.droppedShare >= 0.3) {
+  else if (doc.kind === "html" && doc.droppedShare >= DROPPED_NOTE_SHARE) {
     fm.set("dropped_text_share", Math.round(doc.droppedShare * 100) / 100);
   }
   fm.set("total_sections", doc.sections.length);
@@ -553,12 +560,7 @@ function frontmatterBlock(a: PageAnswer): string {
   }
   const x = outcome.extract;
   if (x) {
-    fm.set("extracted", x.extracted);
-    if (x.confidence !== null) {
-      fm.set("extract_confidence", trusted.oneOf(["high", "medium", "low"], x.confidence));
-    }
-    fm.set("sections_selected", x.sectionsSelected);
-    fm.set("original_tokens", x.originalTokens);
+    setExtractFields(fm, x);
     fm.set("returned_tokens", x.returnedTokens);
   }
   if (outcome.cut) {

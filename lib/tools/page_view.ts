@@ -6,6 +6,7 @@
  * @module
  */
 import type { Document } from "../content/document.ts";
+import type { QueryExtraction } from "../content/query_extract.ts";
 import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
@@ -127,6 +128,21 @@ export async function shelveCitation(doc: Document, fm: Frontmatter): Promise<vo
   const result = await currentShelf().track(doc.citation);
   if (result.status) fm.set("shelf", result.status);
   if (result.note) fm.append("note", result.note);
+}
+
+/** Confidence levels of query-scoped extraction, as frontmatter shows them. */
+const CONFIDENCES = ["high", "medium", "low"] as const;
+
+/**
+ * The query-extraction fields every answer to a question carries (MCP and
+ * the HTTP API): `extracted`, `extract_confidence` (absent for a page
+ * returned whole unranked), `sections_selected`, `original_tokens`.
+ */
+export function setExtractFields(fm: Frontmatter, x: QueryExtraction): void {
+  fm.set("extracted", x.extracted);
+  if (x.confidence !== null) fm.set("extract_confidence", trusted.oneOf(CONFIDENCES, x.confidence));
+  fm.set("sections_selected", x.sectionsSelected);
+  fm.set("original_tokens", x.originalTokens);
 }
 
 /** Loads the document for a request, turning failures into tool errors. */

@@ -64,6 +64,7 @@ import {
   type PageUrl,
   pageUrl,
   READS_THE_WEB,
+  setExtractFields,
   shellAnswer,
   shelveCitation,
   toolRef,
@@ -392,11 +393,8 @@ function queryAnswer(
   const r = extractForQuery(doc, query, budget);
   recount(url.page, doc, fullPage);
   fm.set("query", trusted.echo(query, 300));
-  fm.set("extracted", r.extracted);
-  if (r.confidence !== null) fm.set("extract_confidence", trusted.oneOf(CONFIDENCES, r.confidence));
-  fm.set("sections_selected", r.sectionsSelected);
+  setExtractFields(fm, r);
   fm.set("total_sections", doc.sections.length);
-  fm.set("original_tokens", r.originalTokens);
   let content = r.text;
   if (!r.extracted && r.confidence === null) {
     fm.set("returned_tokens", r.returnedTokens);
@@ -454,8 +452,6 @@ function queryAnswer(
   }
   return ctx.respond({ frontmatter: fm, fences: [{ content, title: doc.title || undefined }] });
 }
-
-const CONFIDENCES = ["high", "medium", "low"] as const;
 
 function sectionsAnswer(
   doc: Document,
