@@ -9,9 +9,9 @@
  *   door (3 s spacing per the limiter table, 503 retried with backoff).
  *   HTTP 400 (an identifier arXiv refuses), 503 after the retries and a body
  *   that is not an Atom feed become errors that say what to do.
- * - Atom: parsed by a small hand-written XML reader that knows only the five
- *   predefined entities and numeric references and refuses any DOCTYPE, so
- *   no entity expansion can happen.
+ * - Atom: parsed by the shared safe XML reader (`lib/content/xml.ts`), which
+ *   knows only the five predefined entities and numeric references and here
+ *   refuses any DOCTYPE, so no entity expansion can happen.
  * - Source: `https://arxiv.org/abs/<id>` and `/pdf/<id>` (also on
  *   `export.arxiv.org`) load the paper's record Document (kind `record`);
  *   `/html/` pages are the full text and take the generic web path.
@@ -19,6 +19,14 @@
  * @module
  */
 import { Document, type DocumentFact } from "../content/document.ts";
+import {
+  childrenNs,
+  parseXml as parseSharedXml,
+  textContent,
+  type XmlElement,
+  XmlError,
+  type XmlFault,
+} from "../content/xml.ts";
 import { type Trusted, trusted } from "../envelope/trusted.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
@@ -97,19 +105,9 @@ export function arxivDoi(base: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// A small XML reader: elements, attributes, text, CDATA; namespaces resolved.
+// XML: the shared safe reader (lib/content/xml.ts), strict, in arXiv's words.
 
-/** An XML element. */
-export interface XmlElement {
-  /** Namespace URI ("" when none). */
-  ns: string;
-  /** Local name. */
-  local: string;
-  /** Attributes by qualified name as written. */
-  attrs: Record<string, string>;
-  /** Child elements and text, in order. */
-  children: (XmlElement | string)[];
-}
+export type { XmlElement } from "../content/xml.ts";
 
 /** A body that is not the XML the API documents; named like the content layer's errors. */
 export class ArxivFormatError extends Error {
@@ -121,35 +119,18 @@ export class ArxivFormatError extends Error {
   }
 }
 
-const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
-const MAX_DEPTH = 64;
-
-function decodeEntities(text: string): string {
-  return text.replace(/&([^;&\s]{0,12});?/g, (whole, ref: string) => {
-    if (!whole.endsWith(";")) throw new ArxivFormatError("a bare '&' in the XML");
-    if (ref in ENTITIES) return ENTITIES[ref];
-    const m = /^#(?:x([0-9a-fA-F]{1,6})|(\d{1,7}))$/.exec(ref);
-    if (m) {
-      const code = m[1] ? parseInt(m[1], 16) : Number(m[2]);
-      if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-        throw new ArxivFormatError("an invalid character reference in the XML");
-      }
-      return String.fromCodePoint(code);
-    }
-    throw new ArxivFormatError(`an undeclared entity &${ref}; in the XML`);
-  });
-}
-
-const OPEN_TAG =
-  /<([A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?)((?:\s+[^\s=\/>]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>/y;
-const ATTR = /([^\s=\/>]+)\s*=\s*(?:"([^"<]*)"|'([^'<]*)')/g;
-const CLOSE_TAG = /<\/([A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?)\s*>/y;
-
-interface Open {
-  el: XmlElement;
-  qname: string;
-  scope: Record<string, string>;
-}
+/** arXiv's wording of the shared reader's faults (the rest keep the reader's message). */
+const FAULT_MESSAGES: Partial<Record<XmlFault, string>> = {
+  "unterminated-comment": "an unclosed comment",
+  "unterminated-pi": "an unclosed processing instruction",
+  "unterminated-cdata": "a misplaced CDATA section",
+  "malformed-end-tag": "mismatched or malformed closing tag",
+  "mismatched-end-tag": "mismatched or malformed closing tag",
+  "malformed-start-tag": "a malformed tag",
+  "multiple-roots": "more than one root element",
+  "unclosed": "the XML ends before its elements are closed",
+  "no-root": "no XML element at all",
+};
 
 /**
  * Parses an XML document into elements. Refuses DOCTYPE declarations (so
@@ -157,97 +138,23 @@ interface Open {
  * or unclosed tags and text outside the root element.
  */
 export function parseXml(text: string): XmlElement {
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const stack: Open[] = [];
-  let root: XmlElement | undefined;
-  const resolve = (qname: string, scope: Record<string, string>, attr = false) => {
-    const colon = qname.indexOf(":");
-    const prefix = colon < 0 ? "" : qname.slice(0, colon);
-    const local = colon < 0 ? qname : qname.slice(colon + 1);
-    if (prefix === "" && attr) return { ns: "", local };
-    const ns = scope[prefix];
-    if (ns === undefined && prefix !== "") {
-      throw new ArxivFormatError(`the XML uses an undeclared namespace prefix '${prefix}'`);
+  try {
+    return parseSharedXml(text);
+  } catch (error) {
+    if (error instanceof XmlError) {
+      throw new ArxivFormatError(FAULT_MESSAGES[error.fault] ?? error.message);
     }
-    return { ns: ns ?? "", local };
-  };
-  while (i < text.length) {
-    const lt = text.indexOf("<", i);
-    const chunk = lt < 0 ? text.slice(i) : text.slice(i, lt);
-    if (chunk) {
-      if (stack.length > 0) stack.at(-1)!.el.children.push(decodeEntities(chunk));
-      else if (chunk.trim()) throw new ArxivFormatError("text outside the root element");
-    }
-    if (lt < 0) break;
-    i = lt;
-    if (text.startsWith("<?", i)) {
-      const end = text.indexOf("?>", i);
-      if (end < 0) throw new ArxivFormatError("an unclosed processing instruction");
-      i = end + 2;
-    } else if (text.startsWith("<!--", i)) {
-      const end = text.indexOf("-->", i);
-      if (end < 0) throw new ArxivFormatError("an unclosed comment");
-      i = end + 3;
-    } else if (text.startsWith("<![CDATA[", i)) {
-      const end = text.indexOf("]]>", i);
-      if (end < 0 || stack.length === 0) throw new ArxivFormatError("a misplaced CDATA section");
-      stack.at(-1)!.el.children.push(text.slice(i + 9, end));
-      i = end + 3;
-    } else if (text.startsWith("<!", i)) {
-      throw new ArxivFormatError(
-        "a DOCTYPE or declaration, which is refused (no entity expansion)",
-      );
-    } else if (text.startsWith("</", i)) {
-      CLOSE_TAG.lastIndex = i;
-      const m = CLOSE_TAG.exec(text);
-      const top = stack.pop();
-      if (!m || !top || m[1] !== top.qname) {
-        throw new ArxivFormatError("mismatched or malformed closing tag");
-      }
-      i = CLOSE_TAG.lastIndex;
-    } else {
-      OPEN_TAG.lastIndex = i;
-      const m = OPEN_TAG.exec(text);
-      if (!m) throw new ArxivFormatError("a malformed tag");
-      if (root && stack.length === 0) throw new ArxivFormatError("more than one root element");
-      if (stack.length >= MAX_DEPTH) throw new ArxivFormatError("elements nested too deeply");
-      const raw: Record<string, string> = {};
-      for (const a of m[2].matchAll(ATTR)) raw[a[1]] = decodeEntities(a[2] ?? a[3] ?? "");
-      const parentScope = stack.at(-1)?.scope ?? { xml: "http://www.w3.org/XML/1998/namespace" };
-      let scope = parentScope;
-      for (const [k, v] of Object.entries(raw)) {
-        if (k === "xmlns" || k.startsWith("xmlns:")) {
-          if (scope === parentScope) scope = { ...parentScope };
-          scope[k === "xmlns" ? "" : k.slice(6)] = v;
-        }
-      }
-      const { ns, local } = resolve(m[1], scope);
-      const el: XmlElement = { ns, local, attrs: raw, children: [] };
-      if (stack.length > 0) stack.at(-1)!.el.children.push(el);
-      else root = el;
-      if (m[3] !== "/") stack.push({ el, qname: m[1], scope });
-      i = OPEN_TAG.lastIndex;
-    }
+    throw error;
   }
-  if (stack.length > 0) throw new ArxivFormatError("the XML ends before its elements are closed");
-  if (!root) throw new ArxivFormatError("no XML element at all");
-  return root;
 }
 
-function kids(el: XmlElement, ns: string, local: string): XmlElement[] {
-  return el.children.filter((c): c is XmlElement =>
-    typeof c !== "string" && c.ns === ns && c.local === local
-  );
-}
+const kids = childrenNs;
 
 function kid(el: XmlElement, ns: string, local: string): XmlElement | undefined {
   return kids(el, ns, local)[0];
 }
 
-function textOf(el: XmlElement | undefined): string {
-  if (!el) return "";
-  return el.children.map((c) => typeof c === "string" ? c : textOf(c)).join("");
-}
+const textOf = textContent;
 
 function flat(text: string): string {
   return text.replace(/\s+/g, " ").trim();

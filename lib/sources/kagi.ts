@@ -28,7 +28,7 @@ import { htmlToText } from "../content/text.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
 import type { FetchResult } from "../net/fetch.ts";
-import { childrenNamed, parseXml, textOf, type XmlElement } from "./ietf_bibxml.ts";
+import { childrenNamed, LENIENT_XML, parseXml, textOf, type XmlElement } from "../content/xml.ts";
 
 /** The v1 search endpoint. */
 export const KAGI_SEARCH_URL = "https://kagi.com/api/v1/search";
@@ -517,7 +517,7 @@ function child(e: XmlElement, name: string): XmlElement | undefined {
 export function readSmallWebFeed(xml: string): KagiResult[] {
   let root: XmlElement;
   try {
-    root = parseXml(xml);
+    root = parseXml(xml, LENIENT_XML);
   } catch (error) {
     throw new KagiError(
       `the Kagi Small Web feed is not well-formed XML (${
