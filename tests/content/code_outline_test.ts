@@ -9,9 +9,7 @@
  * without).
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
+import type { Client } from "@modelcontextprotocol/client";
 import { codeDocument } from "../../lib/content/code.ts";
 import { GRAMMAR_PACKAGE, languageOf } from "../../lib/content/code_languages.ts";
 import {
@@ -22,8 +20,9 @@ import {
   RUNTIME_PACKAGE,
 } from "../../lib/content/code_outline.ts";
 import { findSections } from "../../lib/content/views.ts";
-import { childEnv, launch, MAIN, ROOT_DIR, runCli } from "../support/process.ts";
+import { MAIN, ROOT_DIR, runCli } from "../support/process.ts";
 import { gunzipFile, sharedDir } from "../support/shared.ts";
+import { callTool, connectServer } from "../support/mcp_client.ts";
 
 const DIR = `${ROOT_DIR}/fixtures/code`;
 const SHARED = sharedDir();
@@ -398,37 +397,9 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (re
 });
 const BASE = `http://127.0.0.1:${server.addr.port}/src`;
 
-async function connect(): Promise<Client> {
-  const { command, args } = launch(MAIN, []);
-  const client = new Client(
-    { name: "code-outline", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: childEnv({ MCP_ALLOW_PRIVATE_IPS: "1" }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[];
-  isError: boolean;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = parseFrontmatter(text) ?? {};
-  const body = fm.fence ? parseFences(text, fm.fence as string).flatMap((f) => f.lines) : [];
-  return { text, fm, body, isError: result.isError === true };
-}
+const connect = (): Promise<Client> =>
+  connectServer({ env: { MCP_ALLOW_PRIVATE_IPS: "1" }, replay: false, name: "code-outline" });
+const call = callTool;
 
 const client = await connect();
 

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
+import { callTool } from "../support/mcp_client.ts";
 import { installedChromium, NO_BROWSER, renderLaunch } from "../support/render.ts";
 
 const chromium = installedChromium();
@@ -147,19 +147,13 @@ async function call(
   on?: Client,
 ): Promise<Answer> {
   const c = on ?? await connect();
-  const result = await c.callTool(
-    { name: "web_fetch_incisive", arguments: args },
-    onprogress ? { onprogress, timeout: 120_000 } : { timeout: 120_000 },
-  );
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = parseFrontmatter(text) ?? {};
-  const fences = fm.fence ? parseFences(text, fm.fence as string) : [];
+  const a = await callTool(c, "web_fetch_incisive", args, { onprogress, timeout: 120_000 });
   return {
-    text,
-    fm,
-    fences,
-    body: fences.map((f) => f.lines.join("\n")).join("\n"),
-    isError: result.isError === true,
+    text: a.text,
+    fm: a.fm,
+    fences: a.blocks,
+    body: a.blocks.map((f) => f.lines.join("\n")).join("\n"),
+    isError: a.isError,
   };
 }
 

@@ -7,10 +7,7 @@
  * failures.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
 import { envelopeReady } from "../../lib/envelope/frontmatter.ts";
 import {
@@ -21,6 +18,13 @@ import {
   parseArxivId,
   parseXml,
 } from "../../lib/sources/arxiv.ts";
+import {
+  type Answer,
+  asList,
+  callTool,
+  connectServer,
+  frontmatterText,
+} from "../support/mcp_client.ts";
 
 const SHARED = sharedDir() !== undefined;
 if (!SHARED) {
@@ -29,58 +33,12 @@ if (!SHARED) {
   );
 }
 
-async function connect(env: Record<string, string> = {}, profile = "desktop"): Promise<Client> {
-  const replay = replaySetup();
-  const { command, args } = launch(MAIN, ["--profile", profile], replay.flags);
-  const client = new Client(
-    { name: "arxiv-test", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: childEnv({ ...replay.env, ...env }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[];
-  isError: boolean;
-  structured?: Record<string, unknown>;
-}
-
-async function call(
-  c: Client,
-  args: Record<string, unknown>,
-  name = "arxiv",
-): Promise<Answer> {
-  const result = await c.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = parseFrontmatter(text) ?? {};
-  const body = fm.fence ? parseFences(text, fm.fence as string).flatMap((f) => f.lines) : [];
-  return {
-    text,
-    fm,
-    body,
-    isError: result.isError === true,
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  };
-}
-
-function list(value: unknown): unknown[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
-/** The frontmatter block's text. */
-function fmText(text: string): string {
-  return text.slice(0, text.indexOf("\n---", 3) + 4);
-}
+const connect = (env: Record<string, string> = {}, profile = "desktop"): Promise<Client> =>
+  connectServer({ args: ["--profile", profile], env, name: "arxiv-test" });
+const call = (c: Client, args: Record<string, unknown>, name = "arxiv"): Promise<Answer> =>
+  callTool(c, name, args);
+const list = asList;
+const fmText = frontmatterText;
 
 const client = await connect();
 const jsonClient = await connect({ PARKOUR_DEFAULT_OUTPUT: "json" }, "code");

@@ -5,10 +5,7 @@
  * The pure helpers of lib/sources/crossref.ts and doi.ts are tested last.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
 import {
   crossrefEnrichment,
@@ -19,45 +16,18 @@ import {
   updatesOf,
 } from "../../lib/sources/crossref.ts";
 import { delegateOf, isDoiUrl, plainAbstract, workKind } from "../../lib/sources/doi.ts";
+import { asList, callTool, connectServer } from "../support/mcp_client.ts";
 
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "(needs PARKOUR_SHARED_DIR: real captures)";
 
-async function connect(profile = "desktop"): Promise<Client> {
-  const replay = replaySetup();
-  const { command, args } = launch(MAIN, ["--profile", profile], replay.flags);
-  const client = new Client(
-    { name: "doi-tests", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({ command, args, env: childEnv(replay.env), stderr: "pipe" }),
-  );
-  return client;
+const connect = (profile = "desktop"): Promise<Client> =>
+  connectServer({ args: ["--profile", profile], name: "doi-tests" });
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const a = await callTool(client, name, args, { emptyFmOnError: true });
+  return { ...a, body: a.body.join("\n") };
 }
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string;
-  isError: boolean;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const isError = result.isError === true;
-  const fm = isError ? {} : parseFrontmatter(text) ?? {};
-  const body = fm.fence
-    ? parseFences(text, fm.fence as string).flatMap((f) => f.lines).join("\n")
-    : "";
-  return { text, fm, body, isError };
-}
-
-function list(value: unknown): string[] {
-  if (value === undefined || value === null) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
+const list = (value: unknown): string[] => value === null ? [] : asList(value).map(String);
 
 const client = await connect();
 

@@ -5,10 +5,8 @@
  * documentation; the real captures under PARKOUR_SHARED_DIR where named).
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, HttpServerProcess, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
+import { HttpServerProcess, replaySetup } from "../support/process.ts";
 import { sharedDir } from "../support/shared.ts";
 import {
   GithubInputError,
@@ -20,65 +18,25 @@ import {
 } from "../../lib/sources/github_urls.ts";
 import { citationFromCff, decodeText } from "../../lib/sources/github.ts";
 import { demote } from "../../lib/sources/github_render.ts";
+import {
+  type Answer,
+  asList,
+  callTool,
+  connectServer,
+  frontmatterText,
+} from "../support/mcp_client.ts";
 
 const replay = replaySetup();
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real GitHub captures)";
 
-async function connect(
-  env: Record<string, string> = {},
-  args: string[] = [],
-  readDirs: string[] = [],
-): Promise<Client> {
-  const flags = replay.flags.map((f) =>
-    f.startsWith("--allow-read=") && readDirs.length ? `${f},${readDirs.join(",")}` : f
-  );
-  const { command, args: argv } = launch(MAIN, args, flags);
-  const client = new Client(
-    { name: "github-tests", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args: argv,
-      // No token from the developer's machine: HOME points nowhere useful.
-      env: childEnv({ ...replay.env, HOME: "/nonexistent", ...env }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[];
-  isError: boolean;
-  structured?: Record<string, unknown>;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = result.isError ? {} : parseFrontmatter(text) ?? {};
-  const body = fm.fence ? parseFences(text, fm.fence as string).flatMap((f) => f.lines) : [];
-  return {
-    text,
-    fm,
-    body,
-    isError: result.isError === true,
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  };
-}
-
-function fmText(text: string): string {
-  return text.slice(0, text.indexOf("\n---", 3) + 4);
-}
-
-function list(value: unknown): string[] {
-  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-}
+const connect = (env: Record<string, string> = {}, args: string[] = [], readDirs: string[] = []) =>
+  // No token from the developer's machine: HOME points nowhere useful.
+  connectServer({ args, env: { HOME: "/nonexistent", ...env }, readDirs, name: "github-tests" });
+const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
+  callTool(client, name, args, { emptyFmOnError: true });
+const fmText = frontmatterText;
+const list = (value: unknown): string[] => asList(value).map(String);
 
 const client = await connect();
 const clientJson = await connect({}, ["--default-output", "json"]);

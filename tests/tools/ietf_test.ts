@@ -5,10 +5,7 @@
  * shapes; the real captures under PARKOUR_SHARED_DIR where named).
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
 import fc from "fast-check";
 import {
@@ -18,58 +15,23 @@ import {
   parseSubseries,
 } from "../../lib/sources/ietf.ts";
 import { parseXml, readSubseries, XmlError } from "../../lib/sources/ietf_bibxml.ts";
+import {
+  type Answer,
+  asList,
+  callTool,
+  connectServer,
+  frontmatterText,
+} from "../support/mcp_client.ts";
 
-const replay = replaySetup();
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real RFC Editor captures)";
 
-async function connect(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
-  const { command, args: argv } = launch(MAIN, args, replay.flags);
-  const client = new Client(
-    { name: "ietf-tests", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args: argv,
-      env: childEnv({ ...replay.env, ...env }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[];
-  isError: boolean;
-  structured?: Record<string, unknown>;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = result.isError ? {} : parseFrontmatter(text) ?? {};
-  const body = fm.fence ? parseFences(text, fm.fence as string).flatMap((f) => f.lines) : [];
-  return {
-    text,
-    fm,
-    body,
-    isError: result.isError === true,
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  };
-}
-
-/** The frontmatter block's raw text. */
-function fmText(text: string): string {
-  return text.slice(0, text.indexOf("\n---", 3) + 4);
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : value === undefined ? [] : [value];
-}
+const connect = (args: string[] = [], env: Record<string, string> = {}): Promise<Client> =>
+  connectServer({ args, env, name: "ietf-tests" });
+const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
+  callTool(client, name, args, { emptyFmOnError: true });
+const fmText = frontmatterText;
+const list = asList;
 
 const client = await connect();
 const clientCode = await connect(["--profile", "code"]);

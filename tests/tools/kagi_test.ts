@@ -9,60 +9,21 @@
  * URLs (distinct `q=`), which share the error mapping.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
+import { parseFrontmatter } from "../../mod.ts";
 import { sharedDir } from "../support/shared.ts";
+import { asList, callTool, connectServer } from "../support/mcp_client.ts";
 
-const replay = replaySetup();
 const SHARED = sharedDir() !== undefined;
 const KEY = "kagi-test-key-7f3a9c";
 
-async function connect(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
-  const { command, args: argv } = launch(MAIN, args, replay.flags);
-  const client = new Client(
-    { name: "kagi-tests", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args: argv,
-      env: childEnv({ ...replay.env, ...env }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  fences: { lines: string[] }[];
-  body: string;
-  isError: boolean;
-  structured?: Record<string, unknown>;
-}
-
+const connect = (args: string[] = [], env: Record<string, string> = {}): Promise<Client> =>
+  connectServer({ args, env, name: "kagi-tests" });
 async function call(client: Client, args: Record<string, unknown>, name = "kagi_search") {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = result.isError ? {} : parseFrontmatter(text) ?? {};
-  const fences = fm.fence ? parseFences(text, fm.fence as string) : [];
-  return {
-    text,
-    fm,
-    fences,
-    body: fences.flatMap((f) => f.lines).join("\n"),
-    isError: result.isError === true,
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  } as Answer;
+  const a = await callTool(client, name, args, { emptyFmOnError: true });
+  return { ...a, fences: a.blocks, body: a.body.join("\n") };
 }
-
-function list(value: unknown): string[] {
-  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-}
+const list = (value: unknown): string[] => asList(value).map(String);
 
 const client = await connect([], { KAGI_API_KEY: KEY });
 const clientCode = await connect(["--profile", "code"], { KAGI_API_KEY: KEY });

@@ -6,10 +6,8 @@
  * fixtures.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
+import { replaySetup } from "../support/process.ts";
 import { sharedDir } from "../support/shared.ts";
 import {
   cvssSeverity,
@@ -23,59 +21,24 @@ import {
   versionPath,
 } from "../../lib/sources/depsdev.ts";
 import { ToolError } from "../../lib/envelope/response.ts";
+import {
+  type Answer,
+  asList,
+  callTool,
+  connectServer,
+  frontmatterText,
+} from "../support/mcp_client.ts";
 
 const replay = replaySetup();
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real deps.dev captures)";
 
-async function connect(args: string[] = []): Promise<Client> {
-  const { command, args: argv } = launch(MAIN, args, replay.flags);
-  const client = new Client(
-    { name: "packages-tests", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args: argv,
-      env: childEnv(replay.env),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[];
-  fences: string[][];
-  isError: boolean;
-  structured?: Record<string, unknown>;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = result.isError ? {} : parseFrontmatter(text) ?? {};
-  const fences = fm.fence ? parseFences(text, fm.fence as string).map((f) => f.lines) : [];
-  return {
-    text,
-    fm,
-    body: fences.flat(),
-    fences,
-    isError: result.isError === true,
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  };
-}
-
-function fmText(text: string): string {
-  return text.slice(0, text.indexOf("\n---", 3) + 4);
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : value === undefined ? [] : [value];
-}
+const connect = (args: string[] = []): Promise<Client> =>
+  connectServer({ args, name: "packages-tests" });
+const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
+  callTool(client, name, args, { emptyFmOnError: true });
+const fmText = frontmatterText;
+const list = asList;
 
 const client = await connect();
 const clientJson = await connect(["--default-output", "json"]);

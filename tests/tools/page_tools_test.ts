@@ -4,11 +4,10 @@
  * 127.0.0.1 (MCP_ALLOW_PRIVATE_IPS=1 lets the address check through for it).
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, ROOT_DIR } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
+import { ROOT_DIR } from "../support/process.ts";
 import { makePdf } from "../support/pdf.ts";
+import { callTool, connectServer } from "../support/mcp_client.ts";
 
 const GUIDE = await Deno.readTextFile(`${ROOT_DIR}/fixtures/pages/guide.html`);
 const ARTICLE = await Deno.readTextFile(`${ROOT_DIR}/fixtures/pages/news_article.html`);
@@ -69,37 +68,14 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (re
 });
 const BASE = `http://127.0.0.1:${server.addr.port}`;
 
-async function connect(profile = "desktop"): Promise<Client> {
-  const { command, args } = launch(MAIN, ["--profile", profile]);
-  const client = new Client(
-    { name: "page-tools", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: childEnv({ MCP_ALLOW_PRIVATE_IPS: "1" }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[];
-  isError: boolean;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = parseFrontmatter(text) ?? {};
-  const body = fm.fence ? parseFences(text, fm.fence as string).flatMap((f) => f.lines) : [];
-  return { text, fm, body, isError: result.isError === true };
-}
+const connect = (profile = "desktop"): Promise<Client> =>
+  connectServer({
+    args: ["--profile", profile],
+    env: { MCP_ALLOW_PRIVATE_IPS: "1" },
+    replay: false,
+    name: "page-tools",
+  });
+const call = callTool;
 
 const client = await connect();
 const clientCode = await connect("code");

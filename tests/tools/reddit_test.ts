@@ -7,57 +7,27 @@
  * through the public JSON endpoints.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
 import { apiPath, parseRedditUrl } from "../../lib/sources/reddit_urls.ts";
 import { flattenHeadings } from "../../lib/sources/reddit_render.ts";
+import {
+  type Answer,
+  asList,
+  callTool,
+  connectServer,
+  frontmatterText,
+} from "../support/mcp_client.ts";
 
-const replay = replaySetup();
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real Reddit captures)";
 
-async function connect(env: Record<string, string> = {}): Promise<Client> {
-  const { command, args } = launch(MAIN, [], replay.flags);
-  const client = new Client(
-    { name: "reddit-tests", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: childEnv({ ...replay.env, HOME: "/nonexistent", ...env }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[];
-  isError: boolean;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = result.isError ? {} : parseFrontmatter(text) ?? {};
-  const body = fm.fence ? parseFences(text, fm.fence as string).flatMap((f) => f.lines) : [];
-  return { text, fm, body, isError: result.isError === true };
-}
-
-function fmText(text: string): string {
-  return text.slice(0, text.indexOf("\n---", 3) + 4);
-}
-
-function list(value: unknown): string[] {
-  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
-}
+const connect = (env: Record<string, string> = {}): Promise<Client> =>
+  connectServer({ env: { HOME: "/nonexistent", ...env }, name: "reddit-tests" });
+const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
+  callTool(client, name, args, { emptyFmOnError: true });
+const fmText = frontmatterText;
+const list = (value: unknown): string[] => asList(value).map(String);
 
 const oauth = await connect({
   REDDIT_CLIENT_ID: "test-client-id",

@@ -7,15 +7,13 @@
  * processes writing to one store at once lose nothing.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client } from "@modelcontextprotocol/client";
 import { Cite } from "@citation-js/core";
 import "@citation-js/plugin-bibtex";
 import "@citation-js/plugin-ris";
 import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup, runCli } from "../support/process.ts";
-
-const MODERN = "2026-07-28";
+import { replaySetup, runCli } from "../support/process.ts";
+import { callTool, connectServer } from "../support/mcp_client.ts";
 
 interface Options {
   profile?: string;
@@ -25,41 +23,18 @@ interface Options {
   flags?: string[];
 }
 
-async function connect(options: Options = {}): Promise<Client> {
-  const { command, args } = launch(
-    MAIN,
-    ["--profile", options.profile ?? "desktop", ...(options.args ?? [])],
-    options.flags ?? [],
-  );
-  const client = options.era === "legacy"
-    ? new Client({ name: "shelf-legacy", version: "1" })
-    : new Client(
-      { name: "shelf-modern", version: "1" },
-      { versionNegotiation: { mode: { pin: MODERN } } },
-    );
-  await client.connect(
-    new StdioClientTransport({ command, args, env: childEnv(options.env), stderr: "pipe" }),
-  );
-  return client;
-}
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  body: string[][];
-  isError: boolean;
-}
-
-async function call(
-  client: Client,
-  args: Record<string, unknown>,
-  name = "research_shelf",
-): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = parseFrontmatter(text) ?? {};
-  const body = fm.fence ? parseFences(text, fm.fence as string).map((f) => f.lines) : [];
-  return { text, fm, body, isError: result.isError === true };
+const connect = (options: Options = {}): Promise<Client> =>
+  connectServer({
+    args: ["--profile", options.profile ?? "desktop", ...(options.args ?? [])],
+    env: options.env,
+    replay: false,
+    extraFlags: options.flags,
+    name: options.era === "legacy" ? "shelf-legacy" : "shelf-modern",
+    unpinned: options.era === "legacy",
+  });
+async function call(client: Client, args: Record<string, unknown>, name = "research_shelf") {
+  const a = await callTool(client, name, args);
+  return { ...a, body: a.fences };
 }
 
 function record(doi: string, title: string, extra: Record<string, unknown> = {}) {

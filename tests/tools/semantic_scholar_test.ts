@@ -7,11 +7,9 @@
  * and URL, so it cannot see a header).
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
+import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
+import { type Answer, callTool, type Started, startServer } from "../support/mcp_client.ts";
 
 const SHARED = sharedDir() !== undefined;
 if (!SHARED) {
@@ -26,66 +24,30 @@ const ATTENTION = "204e3073870fae3d05bcbc2f6a8e263d9b72e776";
 /** A HOME with no parkour config, so the developer's own files cannot leak in. */
 const emptyHome = await Deno.makeTempDir({ prefix: "s2_home_" });
 
-interface Started {
-  client: Client;
-  transport: StdioClientTransport;
-}
-
 async function start(
   env: Record<string, string>,
   extraRead: string[] = [],
   profile = "desktop",
   replayed = true,
 ): Promise<Client> {
-  const replay = replayed ? replaySetup() : { env: {}, flags: ["--allow-read="] };
-  const read = replay.flags[0].replace("--allow-read=", "").split(",").concat(extraRead)
-    .filter(Boolean);
-  const flags = read.length ? [`--allow-read=${read.join(",")}`] : [];
-  const { command, args } = launch(MAIN, ["--profile", profile], flags);
-  const client = new Client(
-    { name: "s2-test", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    env: childEnv({ HOME: emptyHome, ...replay.env, ...env }),
-    stderr: "pipe",
+  const s = await startServer({
+    args: ["--profile", profile],
+    env: { HOME: emptyHome, ...env },
+    replay: replayed,
+    readDirs: extraRead,
+    name: "s2-test",
   });
-  await client.connect(transport);
-  started.push({ client, transport });
-  return client;
+  started.push(s);
+  return s.client;
 }
 
-const started: Started[] = [];
-
-interface Answer {
-  text: string;
-  fm: Record<string, unknown>;
-  fences: string[][];
-  body: string[];
-  isError: boolean;
-  structured?: Record<string, unknown>;
-}
-
-async function call(
+const call = (
   client: Client,
   args: Record<string, unknown>,
   name = "semantic_scholar",
-): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = parseFrontmatter(text) ?? {};
-  const fences = fm.fence ? parseFences(text, fm.fence as string).map((f) => f.lines) : [];
-  return {
-    text,
-    fm,
-    fences,
-    body: fences.flat(),
-    isError: result.isError === true,
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  };
-}
+): Promise<Answer> => callTool(client, name, args);
+
+const started: Started[] = [];
 
 async function toolNames(client: Client): Promise<string[]> {
   return (await client.listTools()).tools.map((t) => t.name);

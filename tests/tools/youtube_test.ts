@@ -5,35 +5,17 @@
  * PARKOUR_SHARED_DIR where named).
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client } from "@modelcontextprotocol/client";
 import { parseFences, parseFrontmatter } from "../../mod.ts";
-import { childEnv, launch, MAIN, replaySetup } from "../support/process.ts";
 import { sharedDir } from "../support/shared.ts";
 import { descriptionChapters, parseYoutubeUrl, YoutubeError } from "../../lib/sources/youtube.ts";
 import { buildWindows, clock } from "../../lib/sources/youtube_transcript.ts";
+import { callTool, connectServer, frontmatterText } from "../support/mcp_client.ts";
 
-const replay = replaySetup();
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real Innertube player captures)";
 
-async function connect(): Promise<Client> {
-  const { command, args: argv } = launch(MAIN, [], replay.flags);
-  const client = new Client(
-    { name: "youtube-tests", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args: argv,
-      env: childEnv({ ...replay.env }),
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
+const connect = (): Promise<Client> => connectServer({ name: "youtube-tests" });
 interface Answer {
   text: string;
   fm: Record<string, unknown>;
@@ -42,18 +24,10 @@ interface Answer {
 }
 
 async function call(client: Client, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name: "youtube", arguments: args });
-  const text = (result.content as { text: string }[])[0].text;
-  const fm = result.isError ? {} : parseFrontmatter(text) ?? {};
-  const body = fm.fence
-    ? parseFences(text, fm.fence as string).flatMap((f) => f.lines).join("\n")
-    : "";
-  return { text, fm, body, isError: result.isError === true };
+  const a = await callTool(client, "youtube", args, { emptyFmOnError: true });
+  return { text: a.text, fm: a.fm, body: a.body.join("\n"), isError: a.isError };
 }
-
-function fmText(text: string): string {
-  return text.slice(0, text.indexOf("\n---", 3) + 4);
-}
+const fmText = frontmatterText;
 
 Deno.test("youtube: URL forms and malformed ids", () => {
   for (
