@@ -35,6 +35,7 @@ import type { ToolResult } from "./lib/envelope/response.ts";
 import { toolFailure } from "./lib/server/mcp.ts";
 import { openShelf, parseShelfSpec } from "./lib/shelf/mod.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
+import { CLIENT_IDS } from "./lib/install/clients.ts";
 
 /** Exit code for usage errors. */
 export const USAGE_EXIT = 2;
@@ -50,7 +51,8 @@ interface FlagSpec {
   repeatable?: boolean;
 }
 
-type Flags = Record<string, string | boolean | string[]>;
+/** Parsed flags of a command, by flag name (`--target`). */
+export type Flags = Record<string, string | boolean | string[]>;
 
 interface CommandSpec {
   summary: string;
@@ -66,7 +68,8 @@ export interface MainOptions {
   tools?: readonly ToolDefinition[];
 }
 
-class UsageError extends Error {}
+/** A bad command line: printed as one line, exit code 2. */
+export class UsageError extends Error {}
 
 const SHARED_FLAGS: Record<string, FlagSpec> = {
   "--profile": {
@@ -163,6 +166,56 @@ COMMANDS.sections = {
   },
   run: (flags, _options, target) => runPageCommand("sections", flags, target!),
 };
+
+COMMANDS.install = {
+  summary: "add this server to MCP clients' configuration (alias: setup)",
+  flags: {
+    "--target": {
+      kind: "choice",
+      choices: CLIENT_IDS,
+      value: "CLIENT",
+      repeatable: true,
+      help: "a client to configure (repeatable)",
+    },
+    "--all": { kind: "boolean", help: "every client this operating system has" },
+    "--dry-run": {
+      kind: "boolean",
+      help: "print each file it would write and command it would run; change nothing",
+    },
+    "--server-name": {
+      kind: "string",
+      value: "NAME",
+      help: "the server's name in the client's configuration (default parkour)",
+    },
+    ...SHARED_FLAGS,
+    "--shelf": {
+      kind: "string",
+      value: "STORE",
+      help: "research shelf of the installed server: memory (default), kv or kv:PATH",
+    },
+    "--render": {
+      kind: "boolean",
+      help: "grant what headless rendering needs (finds Chromium; fails if there is none)",
+    },
+  },
+  run: async (flags) => (await import("./lib/install/install.ts")).runInstall(flags),
+};
+
+COMMANDS.doctor = {
+  summary: "report which optional parts work here (never prints secrets)",
+  flags: {
+    "--format": {
+      kind: "choice",
+      choices: ["text", "json"],
+      value: "FORMAT",
+      help: "text (default) or json",
+    },
+  },
+  run: async (flags) => (await import("./lib/install/doctor.ts")).runDoctor(flags),
+};
+
+/** Other names of commands. */
+const ALIASES: Record<string, string> = { setup: "install" };
 
 const DEFAULT_COMMAND = "serve";
 
@@ -435,7 +488,7 @@ export async function main(args: string[], options: MainOptions = {}): Promise<n
     let command = DEFAULT_COMMAND;
     let rest = args;
     if (args.length > 0 && !args[0].startsWith("-")) {
-      command = args[0];
+      command = ALIASES[args[0]] ?? args[0];
       rest = args.slice(1);
       if (!(command in COMMANDS)) {
         throw new UsageError(

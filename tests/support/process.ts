@@ -20,13 +20,32 @@ export const MAIN = `${ROOT_DIR}/main.ts`;
 /** The CLI with the test tools. */
 export const TOOL_SERVER = `${ROOT_DIR}/tests/support/tool_server.ts`;
 
-/** `deno run` flags of the start task (without the script). */
-export function startFlags(): string[] {
-  const words = meta.tasks.start.split(/\s+/);
-  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
-    throw new Error("unexpected shape of the start task");
+/**
+ * `deno run` flags of a task's line (without the script), `$HOME` expanded.
+ * With `loopback`, the loopback and 0.0.0.0 entries leave `--deny-net`: tests talk to
+ * upstream servers they start on 127.0.0.1 and bind ports there, which the
+ * shipped stdio line refuses at the socket (tests/install/least_privilege_test.ts
+ * runs the lines exactly as shipped).
+ */
+export function taskFlags(task: "start" | "serve:http" = "start", loopback = true): string[] {
+  const words = meta.tasks[task].split(/\s+/);
+  const end = words.indexOf("main.ts");
+  if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
+    throw new Error(`unexpected shape of the ${task} task`);
   }
-  return words.slice(1, -1);
+  const home = Deno.env.get("HOME") ?? "/tmp";
+  return words.slice(1, end).map((w) => w.replaceAll("$HOME", home)).map((w) =>
+    loopback && w.startsWith("--deny-net=")
+      ? "--deny-net=" +
+        w.slice(11).split(",").filter((n) => !["0.0.0.0/8", "127.0.0.0/8", "[::1]"].includes(n))
+          .join(",")
+      : w
+  );
+}
+
+/** `deno run` flags of the start task as tests use them (see {@link taskFlags}). */
+export function startFlags(): string[] {
+  return taskFlags("start");
 }
 
 /**

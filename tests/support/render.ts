@@ -35,7 +35,14 @@ export function renderLaunch(tmp: string, env: Record<string, string> = {}): {
   if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
     throw new Error("unexpected shape of the start:render task");
   }
-  const flags = words.slice(1, -1).map((w) => w.replaceAll(TASK_TMP, tmp));
+  const home = Deno.env.get("HOME") ?? "/tmp";
+  // Loopback leaves --deny-net: the tests serve their pages on 127.0.0.1.
+  const flags = words.slice(1, -1).map((w) =>
+    w.replaceAll(TASK_TMP, tmp).replaceAll("$HOME", home).replace(
+      /0\.0\.0\.0\/8,|,127\.0\.0\.0\/8|,\[::1\]/g,
+      "",
+    )
+  );
   const taskEnv = Object.fromEntries(
     [...task.matchAll(/(?:^|\s)([A-Z_]+)=(\S+)/g)].map((
       m,

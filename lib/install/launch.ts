@@ -1,0 +1,222 @@
+/**
+ * The launch line: which `deno run` permission flags each feature needs, and
+ * the command that starts this installation of the server. One source for
+ * the `start` task, the lines `install` writes into MCP clients, the flags
+ * baked into compiled binaries and the README's permission table.
+ *
+ * The network layer refuses private and reserved addresses itself; the
+ * `--deny-net` list repeats that refusal at the socket, so a bug above it
+ * still cannot reach the machine's own services or the local network. Deno
+ * checks the list against the address a connection actually goes to, after
+ * name resolution. Name resolution goes through the OS resolver
+ * (getaddrinfo), whose own traffic to the DNS server is not subject to the
+ * list, so a resolver inside a denied range (127.0.0.53, 10.x) keeps working.
+ *
+ * @module
+ */
+
+/**
+ * Networks refused at the socket: every private, loopback, link-local,
+ * carrier-grade-NAT and "this network" IPv4 range, and the IPv6 loopback
+ * (Deno accepts IPv4 CIDR but only exact IPv6 addresses).
+ */
+export const DENIED_NETWORKS: readonly string[] = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "[::1]",
+];
+
+/**
+ * Entries left out of the list when the server binds a port (`serve --http`):
+ * loopback, and `0.0.0.0` (all interfaces). A connection to them is still
+ * refused by the network layer.
+ */
+export const BIND_NETWORKS: readonly string[] = ["0.0.0.0/8", "127.0.0.0/8", "[::1]"];
+
+/**
+ * Unstable features the server uses: request signals that abort only on
+ * disconnect (HTTP), Deno KV (the `kv` shelf) and byte imports (tree-sitter
+ * grammars).
+ */
+export const UNSTABLE_FLAGS: readonly string[] = [
+  "--unstable-no-legacy-abort",
+  "--unstable-kv",
+  "--unstable-raw-imports",
+];
+
+/** Where Debian and most Linux distributions install Chromium. */
+export const LINUX_CHROMIUM: readonly string[] = ["/usr/bin/chromium", "/usr/lib/chromium"];
+
+/** Environment the renderer needs (Playwright's `is-wsl` probe, a private temp folder). */
+export function renderEnv(tmpDir: string): Record<string, string> {
+  return { __IS_WSL_TEST__: "1", TMPDIR: tmpDir };
+}
+
+/** What the launched server must be able to do, beyond fetching public URLs. */
+export interface LaunchOptions {
+  /**
+   * `stdio` (default) denies every network in {@link DENIED_NETWORKS};
+   * `http` leaves {@link BIND_NETWORKS} out so the server can bind its port
+   * (the network layer still refuses those targets).
+   */
+  mode?: "stdio" | "http";
+  /** Folder of credential files (`~/.config/parkour`): read access. */
+  configDir?: string;
+  /** Deno KV file of a persistent shelf: read and write on its folder. */
+  kvPath?: string;
+  /**
+   * Headless rendering: the browser executables Deno may start, the paths
+   * Playwright reads to find them (default: the executables), and a
+   * private temporary folder.
+   */
+  render?: { executables: string[]; readPaths?: string[]; tmpDir: string };
+  /** Keep private networks reachable at the socket (for `MCP_ALLOW_PRIVATE_IPS=1`). */
+  allowPrivate?: boolean;
+}
+
+/** Flags and environment of a launch line. */
+export interface Permissions {
+  /** `deno run` flags, in a stable order. */
+  flags: string[];
+  /** Environment variables the launch line sets. */
+  env: Record<string, string>;
+}
+
+function dirname(path: string): string {
+  const i = path.replace(/[\\/]+$/, "").search(/[\\/][^\\/]*$/);
+  return i <= 0 ? path.slice(0, 1) || "." : path.slice(0, i);
+}
+
+/**
+ * The narrowest `deno run` flags for the features in `options`.
+ *
+ * ```ts
+ * permissions({}).flags;
+ * // ["--no-prompt", "--unstable-no-legacy-abort", "--unstable-kv",
+ * //  "--unstable-raw-imports", "--allow-env", "--allow-net", "--deny-net=0.0.0.0/8,..."]
+ * ```
+ */
+export function permissions(options: LaunchOptions = {}): Permissions {
+  const flags = ["--no-prompt", ...UNSTABLE_FLAGS, "--allow-env", "--allow-net"];
+  if (!options.allowPrivate) {
+    const deny = options.mode === "http"
+      ? DENIED_NETWORKS.filter((n) => !BIND_NETWORKS.includes(n))
+      : DENIED_NETWORKS;
+    flags.push(`--deny-net=${deny.join(",")}`);
+  }
+  const read: string[] = [];
+  const write: string[] = [];
+  const env: Record<string, string> = {};
+  if (options.configDir) read.push(options.configDir);
+  if (options.kvPath) {
+    const dir = dirname(options.kvPath);
+    read.push(dir);
+    write.push(dir);
+  }
+  if (options.render) {
+    const { executables, tmpDir } = options.render;
+    flags.push("--allow-sys=homedir", `--allow-run=${executables.join(",")}`);
+    read.push(...(options.render.readPaths ?? executables), tmpDir);
+    write.push(tmpDir);
+    Object.assign(env, renderEnv(tmpDir));
+  }
+  const unique = (list: string[]) => [...new Set(list)];
+  if (read.length) flags.push(`--allow-read=${unique(read).join(",")}`);
+  if (write.length) flags.push(`--allow-write=${unique(write).join(",")}`);
+  return { flags, env };
+}
+
+/** How this copy of the server is run. */
+export type Installation =
+  | {
+    /** `deno run` on a script: a local file, a bundle, or a `jsr:` specifier. */
+    kind: "script";
+    /** The Deno executable, or `npx` when Deno came from npm's throwaway cache. */
+    deno: string;
+    /** With `deno: "npx"`: the arguments before `run` (`-y deno@VERSION`). */
+    denoArgs: string[];
+    /** The script: an absolute path or a `jsr:` specifier. */
+    script: string;
+  }
+  | {
+    /** A standalone executable from `deno compile`, permissions baked in. */
+    kind: "binary";
+    /** Its absolute path. */
+    path: string;
+  };
+
+/**
+ * Works out how the running process was started, so `install` writes this
+ * installation's own launch line. `mainModule` and `execPath` default to the
+ * running process's.
+ */
+export function currentInstallation(
+  mainModule: string = Deno.mainModule,
+  execPath: string = Deno.execPath(),
+  denoVersion: string = Deno.version.deno,
+): Installation {
+  if (/[\\/]deno-compile-/.test(decodeURIComponent(mainModule))) {
+    return { kind: "binary", path: execPath };
+  }
+  const jsr = mainModule.match(/^https:\/\/jsr\.io\/(@[^/]+\/[^/]+)\/([^/]+)\//);
+  const script = jsr
+    ? `jsr:${jsr[1]}@${jsr[2]}`
+    : mainModule.startsWith("file:")
+    ? decodeURIComponent(new URL(mainModule).pathname).replace(/^\/([A-Za-z]:)/, "$1")
+    : mainModule;
+  // Deno run through `npx deno@X` lives in npm's cache, which npm may clear:
+  // write the npx line instead of that path.
+  if (/[\\/]_npx[\\/]/.test(execPath)) {
+    return { kind: "script", deno: "npx", denoArgs: ["-y", `deno@${denoVersion}`], script };
+  }
+  return { kind: "script", deno: execPath, denoArgs: [], script };
+}
+
+/** A command an MCP client runs to start the server. */
+export interface LaunchCommand {
+  /** The executable. */
+  command: string;
+  /** Its arguments. */
+  args: string[];
+  /** Environment variables to set (may be empty). */
+  env: Record<string, string>;
+}
+
+/**
+ * The command starting `installation` as a stdio MCP server with the
+ * permissions of `options`, followed by `serverArgs` (such as
+ * `["--profile", "code"]`). Binaries carry their flags inside, so only the
+ * environment applies to them.
+ */
+export function launchCommand(
+  installation: Installation,
+  options: LaunchOptions = {},
+  serverArgs: string[] = [],
+): LaunchCommand {
+  const { flags, env } = permissions(options);
+  const args = ["serve", ...serverArgs];
+  if (installation.kind === "binary") return { command: installation.path, args, env };
+  return {
+    command: installation.deno,
+    args: [...installation.denoArgs, "run", ...flags, installation.script, ...args],
+    env,
+  };
+}
+
+/** Quotes a word for a POSIX shell when it needs it. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'"'"'`)}'`;
+}
+
+/** A launch command as one shell line (environment assignments first). */
+export function commandLine(command: LaunchCommand): string {
+  const env = Object.entries(command.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  return [...env, command.command, ...command.args].map((w, i) =>
+    i < env.length ? w : shellQuote(w)
+  ).join(" ");
+}
