@@ -460,6 +460,13 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
       log("info", `serving MCP at http://${host}:${addr.port}/mcp`);
     });
   } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new UsageError(
+        `this launch line may not bind ${config.http.host}:${config.http.port} (${
+          (error as Error).message.replace(/, run again.*$/, "")
+        }); the stdio line denies loopback at the socket: start HTTP with 'deno task serve:http', whose --deny-net leaves loopback and 0.0.0.0 out`,
+      );
+    }
     throw new UsageError((error as Error).message);
   }
   const stop = () => {

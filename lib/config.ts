@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { log } from "./log.ts";
 
 /** Tool-name profiles: `desktop` uses snake_case names, `code` PascalCase. */
 export const PROFILES = ["desktop", "code"] as const;
@@ -150,6 +151,38 @@ export function configFile(name: string): string | undefined {
   }
 }
 
+const refusedSecrets = new Set<string>();
+
+/**
+ * A credential file in {@link configDir}, read like {@link configFile} but
+ * refused (undefined, with one warning on stderr per file) when its mode
+ * lets group or others read it: a key others can read is a key to rotate,
+ * and using it silently would hide that. `chmod 600` fixes it.
+ */
+export function secretFile(name: string): string | undefined {
+  const dir = configDir();
+  if (!dir) return undefined;
+  const path = `${dir}/${name}`;
+  let mode: number | null = null;
+  try {
+    mode = Deno.statSync(path).mode;
+  } catch {
+    return undefined;
+  }
+  if (mode !== null && (mode & 0o077) !== 0) {
+    if (!refusedSecrets.has(path)) {
+      refusedSecrets.add(path);
+      const octal = (mode & 0o777).toString(8).padStart(3, "0");
+      log(
+        "warn",
+        `${path} was not read: its mode ${octal} lets group or others read it; run chmod 600 on it`,
+      );
+    }
+    return undefined;
+  }
+  return configFile(name);
+}
+
 let s2Accepted: boolean | undefined;
 
 /**
@@ -169,5 +202,5 @@ export function s2LicenceAccepted(): boolean {
  * `x-api-key`; never logged or shown.
  */
 export function s2ApiKey(): string | undefined {
-  return env("S2_API_KEY") ?? (configFile("s2_api_key") || undefined);
+  return env("S2_API_KEY") ?? (secretFile("s2_api_key") || undefined);
 }

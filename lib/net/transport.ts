@@ -170,6 +170,9 @@ export const pinnedTransport: Transport = {
       req.on("close", () => request.signal.removeEventListener("abort", onAbort));
       req.on("error", (error: Error & { code?: string }) => {
         if (request.signal.aborted) return reject(request.signal.reason);
+        if (error instanceof Deno.errors.NotCapable) {
+          return reject(socketRefusal(request.url, error));
+        }
         reject(
           new NetError(
             "transport",
@@ -187,6 +190,22 @@ export const pinnedTransport: Transport = {
     });
   },
 };
+
+/**
+ * A connection Deno's permissions refused: the launch line's `--deny-net`
+ * (private networks, see lib/install/launch.ts) or a narrowed `--allow-net`.
+ */
+function socketRefusal(url: URL, error: Error, proxied = false): NetError {
+  const target = error.message.match(/access to "([^"]+)"/)?.[1] ?? url.host;
+  return new NetError(
+    "blocked_address",
+    `the connection to ${target}${
+      proxied ? " (the proxy, or the host through it)" : ""
+    } was refused by this server's launch line (its --deny-net or --allow-net flags), which keeps private and loopback networks out of reach; to reach it on purpose, remove its range from --deny-net and set MCP_ALLOW_PRIVATE_IPS=1`,
+    url.href,
+    { cause: error },
+  );
+}
 
 const proxyClients = new Map<string, Deno.HttpClient>();
 
@@ -216,6 +235,7 @@ export const proxyTransport: Transport = {
       });
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason;
+      if (error instanceof Deno.errors.NotCapable) throw socketRefusal(request.url, error, true);
       throw new NetError(
         "transport",
         `could not reach ${request.url.host} through the proxy: ${(error as Error).message}`,

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { configFile, env } from "../config.ts";
+import { configFile, env, secretFile } from "../config.ts";
 import { log } from "../log.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
@@ -37,7 +37,7 @@ const SETUP =
 /** The configured client credentials, if both are present. */
 export function redditCredentials(): { id: string; secret: string } | undefined {
   const id = env("REDDIT_CLIENT_ID") ?? configFile("reddit_client_id");
-  const secret = env("REDDIT_CLIENT_SECRET") ?? configFile("reddit_client_secret");
+  const secret = env("REDDIT_CLIENT_SECRET") ?? secretFile("reddit_client_secret");
   return id && secret ? { id: id.trim(), secret: secret.trim() } : undefined;
 }
 

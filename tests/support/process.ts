@@ -21,19 +21,23 @@ export const MAIN = `${ROOT_DIR}/main.ts`;
 export const TOOL_SERVER = `${ROOT_DIR}/tests/support/tool_server.ts`;
 
 /**
- * `deno run` flags of a task's line (without the script), `$HOME` expanded.
+ * `deno run` flags of a task's line (without the script), `$HOME` expanded
+ * to `home`.
  * With `loopback`, the loopback and 0.0.0.0 entries leave `--deny-net`: tests talk to
  * upstream servers they start on 127.0.0.1 and bind ports there, which the
  * shipped stdio line refuses at the socket (tests/install/least_privilege_test.ts
  * runs the lines exactly as shipped).
  */
-export function taskFlags(task: "start" | "serve:http" = "start", loopback = true): string[] {
+export function taskFlags(
+  task: "start" | "serve:http" | "doctor" = "start",
+  loopback = true,
+  home: string = Deno.env.get("HOME") ?? "/tmp",
+): string[] {
   const words = meta.tasks[task].split(/\s+/);
   const end = words.indexOf("main.ts");
   if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
     throw new Error(`unexpected shape of the ${task} task`);
   }
-  const home = Deno.env.get("HOME") ?? "/tmp";
   return words.slice(1, end).map((w) => w.replaceAll("$HOME", home)).map((w) =>
     loopback && w.startsWith("--deny-net=")
       ? "--deny-net=" +
