@@ -35,7 +35,9 @@ import { type Config, configFromEnv, type OutputFormat, type Profile } from "./l
 import { createApp } from "./lib/server/app.ts";
 import { gatedHandler, type HttpServerHandle } from "./lib/server/http.ts";
 import { TOOLS } from "./lib/tools/catalog.ts";
-import type { ToolDefinition } from "./lib/tools/registry.ts";
+import { toolContext, type ToolDefinition } from "./lib/tools/registry.ts";
+import { capText, errorResult, type ToolResult } from "./lib/envelope/response.ts";
+import { toolFailure } from "./lib/server/mcp.ts";
 import { main } from "./main.ts";
 import { envelopeReady } from "./lib/envelope/frontmatter.ts";
 
@@ -100,6 +102,14 @@ export {
 } from "./lib/envelope/formats.ts";
 export { registerTip, TipLedger } from "./lib/envelope/tips.ts";
 export { estimateTokens } from "./lib/content/tokens.ts";
+export {
+  fetchPage,
+  type FetchPageOptions,
+  type Page,
+  type PageAnswer,
+  type PageHit,
+  type PageSection,
+} from "./lib/page.ts";
 export type { HttpServerHandle } from "./lib/server/http.ts";
 
 /** Options of {@link createServer}; unset values come from the environment. */
@@ -135,6 +145,26 @@ export interface ParkourServer {
   fetch(request: Request): Promise<Response>;
   /** Ends in-flight work of the HTTP handler. */
   close(): Promise<void>;
+  /**
+   * Calls a tool in this process and returns its answer exactly as an MCP
+   * client gets it (frontmatter, fenced page text, `isError` with advice on
+   * failure). Arguments are checked against the tool's schema first.
+   *
+   * @example The outline of a page, as the tool renders it
+   * ```ts
+   * import { createServer } from "jsr:@parkour/mcp";
+   * const server = createServer();
+   * const result = await server.callTool("web_fetch_sections", {
+   *   url: "https://peps.python.org/pep-0008/",
+   * });
+   * console.log(result.content[0].text);
+   * ```
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ): Promise<ToolResult>;
 }
 
 /**
@@ -169,8 +199,53 @@ export function createServer(options: ServerOptions = {}): ParkourServer {
     serveHttp: (onListen) => app.serveHttp(onListen),
     fetch: gated,
     close: () => app.handler.close(),
+    callTool: async (name, args, options = {}) => {
+      const tool = app.registry.byName(name);
+      if (!tool) {
+        const names = app.registry.list().map((t) => t.name).join(", ");
+        return errorResult(`unknown tool '${name}'; this server's tools: ${names}`);
+      }
+      const schema = tool.definition.inputSchema as unknown as {
+        "~standard": {
+          validate(value: unknown): StandardResult | Promise<StandardResult>;
+        };
+      };
+      const checked = await schema["~standard"].validate(args);
+      if (checked.issues) {
+        const problems = checked.issues.map((i) =>
+          `${
+            (i.path ?? []).map((p) => typeof p === "object" ? p.key : p).join(".") || "arguments"
+          }: ${i.message}`
+        );
+        return errorResult(`invalid arguments for ${name}: ${problems.join("; ")}`);
+      }
+      await envelopeReady();
+      let result: ToolResult;
+      try {
+        result = await tool.definition.handler(
+          checked.value as never,
+          toolContext({
+            registry: app.registry,
+            defaultOutput: config.defaultOutput,
+            signal: options.signal ?? new AbortController().signal,
+          }),
+        );
+      } catch (error) {
+        result = toolFailure(name, error);
+      }
+      return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
+    },
   };
 }
+
+type StandardResult =
+  | { value: unknown; issues?: undefined }
+  | {
+    issues: readonly {
+      message: string;
+      path?: readonly (PropertyKey | { key: PropertyKey })[];
+    }[];
+  };
 
 if (import.meta.main) {
   Deno.exit(await main(Deno.args));
