@@ -1,10 +1,20 @@
 /**
  * Parkour: an MCP server that lets LLM agents read the web with precision.
  *
- * Run it (MCP on stdio):
+ * Run it (MCP on stdio), with private networks refused at the socket:
  *
  * ```sh
- * deno run --allow-net --allow-env jsr:@parkour/mcp
+ * deno run --no-prompt --allow-env --allow-net \
+ *   --deny-net=0.0.0.0/8,10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.0.0/16,172.16.0.0/12,192.168.0.0/16,[::1] \
+ *   jsr:@parkour/mcp
+ * ```
+ *
+ * Read a page from code:
+ *
+ * ```ts
+ * import { fetchPage } from "jsr:@parkour/mcp";
+ * const page = await fetchPage("https://peps.python.org/pep-0008/");
+ * console.log(page.answer("how long should lines be?").text);
  * ```
  *
  * Or embed it and serve your own tools with the same envelope:
