@@ -33,7 +33,7 @@ import { parseFences } from "./lib/envelope/fence.ts";
 import { envelopeReady, parseFrontmatter } from "./lib/envelope/frontmatter.ts";
 import type { ToolResult } from "./lib/envelope/response.ts";
 import { toolFailure } from "./lib/server/mcp.ts";
-import { openShelf, parseShelfSpec } from "./lib/shelf/mod.ts";
+import { currentShelf, openShelf, parseShelfSpec } from "./lib/shelf/mod.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
 import { CLIENT_IDS } from "./lib/install/clients.ts";
 
@@ -451,6 +451,7 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   const app = createApp({ config, tools: options.tools ?? TOOLS });
   if (!flags["--http"]) {
     await app.serveStdio();
+    currentShelf().store.close();
     return 0;
   }
   let server;
@@ -477,6 +478,8 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   Deno.addSignalListener("SIGTERM", stop);
   await server.finished;
   await app.handler.close();
+  // Writes are committed transactions; closing releases the KV file's lock promptly.
+  currentShelf().store.close();
   return 0;
 }
 
