@@ -1,0 +1,118 @@
+/**
+ * The one-file bundle (`deno task bundle`): built once with the task's own
+ * command line into a temporary folder, copied alone into an empty folder
+ * and run there with an empty Deno cache and the stdio server's permission
+ * flags, as a user who downloaded only `parkour.js` would run it.
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import meta from "../../deno.json" with { type: "json" };
+import { permissions } from "../../lib/install/launch.ts";
+import { callTool } from "../support/mcp_client.ts";
+import { childEnv, ROOT_DIR, SHIPPED_TOOLS } from "../support/process.ts";
+import { taskCommand } from "./task.ts";
+
+const built = await Deno.makeTempDir({ prefix: "parkour-bundle-" });
+const [command, ...args] = taskCommand("bundle");
+const build = await new Deno.Command(command, {
+  args: [...args, "--out", built],
+  cwd: ROOT_DIR,
+  env: { NO_COLOR: "1" },
+  stdout: "piped",
+  stderr: "piped",
+}).output();
+const buildLog = new TextDecoder().decode(build.stdout) + new TextDecoder().decode(build.stderr);
+globalThis.addEventListener("unload", () => Deno.removeSync(built, { recursive: true }));
+
+/** A fresh empty folder holding only a copy of the bundle, and an empty Deno cache. */
+async function emptyPlace(): Promise<{ dir: string; denoDir: string; script: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "parkour-empty-" });
+  const denoDir = await Deno.makeTempDir({ prefix: "parkour-deno-dir-" });
+  await Deno.copyFile(`${built}/parkour.js`, `${dir}/parkour.js`);
+  return { dir, denoDir, script: `${dir}/parkour.js` };
+}
+
+function env(denoDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...childEnv(extra), DENO_DIR: denoDir };
+}
+
+async function listing(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dir)) names.push(entry.name);
+  return names.sort();
+}
+
+Deno.test("bundle: the task writes one file and reports its size and module count", async () => {
+  assert.ok(build.success, buildLog);
+  assert.deepEqual(await listing(built), ["parkour.js"]);
+  const size = (await Deno.stat(`${built}/parkour.js`)).size;
+  const m = /parkour\.js: (\d+) bytes, (\d+) modules/.exec(buildLog);
+  assert.ok(m, buildLog);
+  assert.equal(Number(m[1]), size);
+  assert.ok(Number(m[2]) > 100, "main.ts and its packages are in it");
+});
+
+Deno.test("bundle: --version from an empty directory with an empty Deno cache", async () => {
+  assert.ok(build.success, buildLog);
+  const place = await emptyPlace();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissions().flags, "parkour.js", "--version"],
+    cwd: place.dir,
+    env: env(place.denoDir),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), `parkour-mcp ${meta.version}`);
+  assert.deepEqual(await listing(place.dir), ["parkour.js"], "nothing is written beside it");
+  assert.doesNotMatch(stderr, /Download/, "nothing is downloaded at start-up");
+  await Deno.remove(place.dir, { recursive: true });
+  await Deno.remove(place.denoDir, { recursive: true });
+});
+
+Deno.test("bundle over MCP: tools/list, a replayed page and a code outline from the embedded grammar", async () => {
+  assert.ok(build.success, buildLog);
+  const place = await emptyPlace();
+  const replay = `${ROOT_DIR}/fixtures/http`;
+  const client = new Client({ name: "bundle-test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...permissions().flags, `--allow-read=${replay}`, "parkour.js"],
+    cwd: place.dir,
+    env: env(place.denoDir, { PARKOUR_REPLAY_DIR: replay }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  try {
+    await client.connect(transport);
+    assert.equal(client.getServerVersion()?.version, meta.version);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), SHIPPED_TOOLS);
+
+    const page = await callTool(client, "web_fetch_incisive", { url: "https://example.org/cafe" });
+    assert.equal(page.isError, false, page.text);
+    assert.equal(page.fm.source, "https://example.org/cafe");
+    assert.ok(page.body.includes("“Quoted” text, 5€."), page.text);
+
+    const code = await callTool(client, "web_fetch_sections", {
+      url: "https://github.com/octo-org/widget/blob/main/src/widget.py",
+    });
+    assert.equal(code.isError, false, code.text);
+    assert.equal(code.fm.language, "python", code.text);
+    assert.equal(code.fm.definitions, 4, code.text);
+    assert.ok(code.body.some((l) => /class Widget \(lines 4-11\)/.test(l)), code.text);
+    assert.ok(code.body.some((l) => /def make \(lines 14-16\)/.test(l)), code.text);
+  } finally {
+    await client.close();
+  }
+  assert.doesNotMatch(stderr, /Download/, "no package is fetched for these calls");
+  assert.deepEqual(await listing(place.dir), ["parkour.js"]);
+  await Deno.remove(place.dir, { recursive: true });
+  await Deno.remove(place.denoDir, { recursive: true });
+});
