@@ -34,6 +34,14 @@ const PATH = (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":").filter((dir) =
   }
 }).join(":");
 
+const chromium = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
 interface Run {
   code: number;
   stdout: string;
@@ -258,9 +266,19 @@ Deno.test("install --dry-run writes nothing and prints each file with its new en
   await seed(home);
   await Deno.remove(`${home}/.gemini/settings.json`);
   const before = await snapshot(home);
-  const run = await install(home, ["--all", "--dry-run", "--server-name", "web"]);
+  const run = await install(home, [
+    "--all",
+    "--dry-run",
+    "--server-name",
+    "web",
+    "--shelf",
+    "kv:data/shelf.kv",
+    ...(chromium ? ["--render"] : []),
+  ]);
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.deepEqual(await snapshot(home), before);
+  await assert.rejects(Deno.stat(`${home}/data`), Deno.errors.NotFound);
+  await assert.rejects(Deno.stat(`${home}/.cache`), Deno.errors.NotFound);
   assert.match(run.stdout, /^Install plan:$/m);
   assert.match(run.stdout, /^Dry run: nothing was changed\.$/m);
   for (const c of existingJson(home)) {
@@ -382,14 +400,6 @@ Deno.test("install: --server-name, --profile, --default-output and --shelf kv:PA
   const badShelf = await install(home, ["--target", "cursor", "--shelf", "disk"]);
   assert.equal(badShelf.code, 2);
   assert.match(badShelf.stderr, /invalid --shelf 'disk'; valid values: memory, kv, kv:PATH/);
-});
-
-const chromium = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
 });
 
 Deno.test({
