@@ -348,7 +348,8 @@ function credentials(): Check[] {
 }
 
 async function browser(): Promise<Check[]> {
-  const { SYSTEM_CHROMIUM, parseEngineChoice } = await import("../render/browser.ts");
+  const { systemChromium, parseEngineChoice } = await import("../render/browser.ts");
+  const SYSTEM_CHROMIUM = systemChromium();
   const checks: Check[] = [];
   const choice = parseEngineChoice(env("PLAYWRIGHT_BROWSER"));
   const configured = env("PLAYWRIGHT_BROWSER") !== undefined &&

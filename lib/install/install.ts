@@ -9,6 +9,7 @@
  */
 import type { Flags } from "../../main.ts";
 import { configDir, ConfigError } from "../config.ts";
+import { SYSTEM_CHROMIUM } from "../render/browser.ts";
 import { CLIENT_IDS, CLIENT_LABELS, type ClientId } from "./clients.ts";
 import {
   ConfigFileError,
@@ -216,7 +217,9 @@ function buildLaunch(
       : `${ctx.home}/.cache`;
     const tmpDir = `${cache.replace(/\/$/, "")}/parkour/render`;
     folders.push(tmpDir);
-    options.render = { ...chromium, tmpDir };
+    // The renderer finds Debian's Chromium by itself; any other browser is named for it.
+    const browser = chromium.executables.find((e) => !SYSTEM_CHROMIUM.includes(e));
+    options.render = { ...chromium, tmpDir, ...(browser ? { browser } : {}) };
   }
   return { launch: launchCommand(stableInstallation(ctx), options, serverArgs), folders };
 }

@@ -72,9 +72,10 @@ export interface LaunchOptions {
   /**
    * Headless rendering: the browser executables Deno may start, the paths
    * Playwright reads to find them (default: the executables), and a
-   * private temporary folder.
+   * private temporary folder; `browser` (written as `PARKOUR_CHROMIUM`)
+   * when the browser is not one the renderer finds by itself.
    */
-  render?: { executables: string[]; readPaths?: string[]; tmpDir: string };
+  render?: { executables: string[]; readPaths?: string[]; tmpDir: string; browser?: string };
   /** Keep private networks reachable at the socket (for `MCP_ALLOW_PRIVATE_IPS=1`). */
   allowPrivate?: boolean;
 }
@@ -124,6 +125,7 @@ export function permissions(options: LaunchOptions = {}): Permissions {
     read.push(...(options.render.readPaths ?? executables), tmpDir);
     write.push(tmpDir);
     Object.assign(env, renderEnv(tmpDir));
+    if (options.render.browser) env.PARKOUR_CHROMIUM = options.render.browser;
   }
   const unique = (list: string[]) => [...new Set(list)];
   if (read.length) flags.push(`--allow-read=${unique(read).join(",")}`);

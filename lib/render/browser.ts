@@ -46,6 +46,16 @@ export const ENGINE_ALIASES: Record<string, Engine> = Object.fromEntries([
 /** System Chromium executables, tried in order. */
 export const SYSTEM_CHROMIUM = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"];
 
+/**
+ * The system browsers to try: the one `PARKOUR_CHROMIUM` names (a Chromium
+ * or Chrome executable elsewhere, such as a macOS .app or a Fedora path;
+ * `install --render` writes it), else {@link SYSTEM_CHROMIUM}.
+ */
+export function systemChromium(): string[] {
+  const own = env("PARKOUR_CHROMIUM");
+  return own ? [own] : SYSTEM_CHROMIUM;
+}
+
 /** What `PLAYWRIGHT_BROWSER` asks for. */
 export interface EngineChoice {
   /** The engine named, or undefined for `auto`. */
@@ -139,7 +149,7 @@ export function installedEngines(pw: Playwright): Installed[] {
     webkit: pw.webkit,
   };
   // auto: a system Chromium first (kept up to date by the OS), then Playwright's downloads.
-  const probes = SYSTEM_CHROMIUM.map((path) => ({ path, found: probe(path) }));
+  const probes = systemChromium().map((path) => ({ path, found: probe(path) }));
   const system = probes.find((p) => p.found === "yes")?.path;
   if (system) found.push({ engine: "chromium", executable: system, system: true });
   denied = !system && probes.some((p) => p.found === "denied");
@@ -157,6 +167,12 @@ export function installedEngines(pw: Playwright): Installed[] {
 
 function installHelp(engine: Engine | undefined): string {
   if (denied) return `or it could not be seen: ${PERMISSIONS_HELP}`;
+  const own = env("PARKOUR_CHROMIUM");
+  if (own) {
+    return `PARKOUR_CHROMIUM names ${own}, which is not an executable file here; point it at a Chromium or Chrome executable, or unset it to use ${
+      SYSTEM_CHROMIUM[0]
+    }`;
+  }
   const engines = engine ?? "chromium";
   return `install one: on Debian/Ubuntu \`sudo apt-get install -y chromium\` (found at ${
     SYSTEM_CHROMIUM[0]

@@ -68,3 +68,39 @@ Deno.test("browser choice: a named engine that is not installed is an error with
     Deno.env.delete("MCP_AUTO_INSTALL_BROWSER");
   }
 });
+
+Deno.test("browser choice: PARKOUR_CHROMIUM names the browser to use, and a wrong path says so", async () => {
+  const pw = await loadPlaywright();
+  let downloaded = false;
+  try {
+    downloaded = Deno.statSync(pw.chromium.executablePath()).isFile;
+  } catch { /* not there */ }
+  Deno.env.set("PARKOUR_CHROMIUM", "/nonexistent/chrome");
+  try {
+    if (downloaded) console.log("SKIPPED (wrong path): a Playwright Chromium is installed here");
+    else {
+      assert.throws(
+        () => pickEngine(pw, { engine: "chromium" }),
+        /PARKOUR_CHROMIUM names \/nonexistent\/chrome, which is not an executable file here/,
+      );
+    }
+    const real = SYSTEM_CHROMIUM.find((p) => {
+      try {
+        return Deno.statSync(p).isFile;
+      } catch {
+        return false;
+      }
+    });
+    if (!real) {
+      console.log("SKIPPED (named path): no system Chromium here");
+      return;
+    }
+    // The last system path is the real binary behind Debian's wrapper: naming it picks it.
+    Deno.env.set("PARKOUR_CHROMIUM", SYSTEM_CHROMIUM.at(-1)!);
+    const picked = pickEngine(pw, {});
+    assert.equal(picked.executable, SYSTEM_CHROMIUM.at(-1));
+    assert.equal(picked.system, true);
+  } finally {
+    Deno.env.delete("PARKOUR_CHROMIUM");
+  }
+});
