@@ -36,6 +36,7 @@ import { toolFailure } from "./lib/server/mcp.ts";
 import { currentShelf, openShelf, parseShelfSpec } from "./lib/shelf/mod.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
 import { CLIENT_IDS } from "./lib/install/clients.ts";
+import { dropPrivileges, dropWanted } from "./lib/install/privileges.ts";
 
 /** Exit code for usage errors. */
 export const USAGE_EXIT = 2;
@@ -448,6 +449,8 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     parseShelfSpec(shelfFlag ?? env("PARKOUR_SHELF"), shelfFlag ? "--shelf" : "PARKOUR_SHELF"),
     config.profile,
   );
+  // A binary's baked flags cover install and doctor too: the server gives up what it does not use.
+  if (dropWanted()) dropPrivileges();
   const app = createApp({ config, tools: options.tools ?? TOOLS });
   if (!flags["--http"]) {
     await app.serveStdio();

@@ -136,51 +136,108 @@ export function configDir(): string | undefined {
   return base ? `${base.replace(/\/$/, "")}/parkour` : undefined;
 }
 
+/** The files in {@link configDir} the server reads (credentials and the S2 licence marker). */
+export const CONFIG_FILES: readonly string[] = [
+  "github_token",
+  "hf_token",
+  "kagi_api_key",
+  "s2_api_key",
+  "s2_accept_tos",
+  "reddit_client_id",
+  "reddit_client_secret",
+];
+
+interface FileState {
+  /** Absolute path. */
+  path: string;
+  /** Contents, trimmed; undefined when unreadable. */
+  text?: string;
+  /** Permission bits (null where the OS has none, e.g. Windows). */
+  mode: number | null;
+}
+
+let snapshot: Map<string, FileState | undefined> | undefined;
+
+function readState(name: string): FileState | undefined {
+  const dir = configDir();
+  if (!dir) return undefined;
+  const path = `${dir}/${name}`;
+  let mode: number | null;
+  try {
+    mode = Deno.statSync(path).mode;
+  } catch {
+    return undefined;
+  }
+  try {
+    return { path, mode, text: Deno.readTextFileSync(path).trim() };
+  } catch {
+    return { path, mode };
+  }
+}
+
+function fileState(name: string): FileState | undefined {
+  return snapshot?.has(name) ? snapshot.get(name) : readState(name);
+}
+
+/**
+ * Reads every file of {@link CONFIG_FILES} now and answers later reads from
+ * that copy, so a server can give up its read permission after start-up
+ * (lib/install/privileges.ts).
+ */
+export function preloadConfigFiles(): void {
+  snapshot = new Map(CONFIG_FILES.map((name) => [name, readState(name)]));
+}
+
 /**
  * The trimmed contents of a file in {@link configDir}; undefined when it is
  * missing, empty or not readable (the server runs without read permission
  * unless given `--allow-read` on that folder).
  */
 export function configFile(name: string): string | undefined {
+  return fileState(name)?.text;
+}
+
+/** A credential file's state: its value, or why it was not read. */
+export interface SecretFileState {
+  /** Its path, when {@link configDir} is known. */
+  path?: string;
+  /** The value (never logged or shown). */
+  value?: string;
+  /** Octal permission bits when the file was refused for letting group or others read it. */
+  refusedMode?: string;
+}
+
+/**
+ * A credential file in {@link configDir}, read like {@link configFile} but
+ * refused when its mode lets group or others read it: a key others can
+ * read is a key to rotate, and using it silently would hide that.
+ */
+export function secretFileState(name: string): SecretFileState {
   const dir = configDir();
-  if (!dir) return undefined;
-  try {
-    return Deno.readTextFileSync(`${dir}/${name}`).trim();
-  } catch {
-    return undefined;
+  const state = fileState(name);
+  if (!state) return { path: dir ? `${dir}/${name}` : undefined };
+  if (state.mode !== null && (state.mode & 0o077) !== 0) {
+    return { path: state.path, refusedMode: (state.mode & 0o777).toString(8).padStart(3, "0") };
   }
+  return { path: state.path, value: state.text || undefined };
 }
 
 const refusedSecrets = new Set<string>();
 
 /**
- * A credential file in {@link configDir}, read like {@link configFile} but
- * refused (undefined, with one warning on stderr per file) when its mode
- * lets group or others read it: a key others can read is a key to rotate,
- * and using it silently would hide that. `chmod 600` fixes it.
+ * The value of a credential file ({@link secretFileState}); a refused file
+ * gives undefined and one warning on stderr naming the fix (`chmod 600`).
  */
 export function secretFile(name: string): string | undefined {
-  const dir = configDir();
-  if (!dir) return undefined;
-  const path = `${dir}/${name}`;
-  let mode: number | null = null;
-  try {
-    mode = Deno.statSync(path).mode;
-  } catch {
-    return undefined;
+  const state = secretFileState(name);
+  if (state.refusedMode && state.path && !refusedSecrets.has(state.path)) {
+    refusedSecrets.add(state.path);
+    log(
+      "warn",
+      `${state.path} was not read: its mode ${state.refusedMode} lets group or others read it; run chmod 600 on it`,
+    );
   }
-  if (mode !== null && (mode & 0o077) !== 0) {
-    if (!refusedSecrets.has(path)) {
-      refusedSecrets.add(path);
-      const octal = (mode & 0o777).toString(8).padStart(3, "0");
-      log(
-        "warn",
-        `${path} was not read: its mode ${octal} lets group or others read it; run chmod 600 on it`,
-      );
-    }
-    return undefined;
-  }
-  return configFile(name);
+  return state.value;
 }
 
 let s2Accepted: boolean | undefined;

@@ -32,6 +32,7 @@
  */
 import meta from "../deno.json" with { type: "json" };
 import { permissions, shellQuote } from "../lib/install/launch.ts";
+import { binaryFlags } from "../lib/install/privileges.ts";
 import { GRAMMAR_PACKAGE } from "../lib/content/code_languages.ts";
 import { RUNTIME_PACKAGE } from "../lib/content/code_outline.ts";
 
@@ -67,9 +68,13 @@ export function runFlags(): string[] {
   return permissions({ mode: "stdio" }).flags;
 }
 
-/** The `deno compile` flags baked into every binary. */
+/**
+ * The `deno compile` flags baked into every binary: the stdio server's plus
+ * what `install`, `doctor` and rendering need; `serve` gives those up after
+ * start-up (lib/install/privileges.ts).
+ */
 export function bakedFlags(): string[] {
-  return permissions({ mode: "stdio" }).flags;
+  return binaryFlags();
 }
 
 /** The `deno bundle` arguments (after the executable) writing `output`. */

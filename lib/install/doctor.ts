@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { dropWanted } from "./privileges.ts";
 import type { Flags } from "../../main.ts";
 import { configDir, configFromEnv, env, envFlag, oneOf } from "../config.ts";
 import { BIND_NETWORKS, currentInstallation, DENIED_NETWORKS } from "./launch.ts";
@@ -87,6 +88,15 @@ function basics(): Check[] {
     });
   } catch (error) {
     checks.push({ check: "settings", status: "fail", detail: (error as Error).message });
+  }
+  if (dropWanted()) {
+    checks.push({
+      check: "privileges",
+      status: "ok",
+      detail: envFlag("PARKOUR_RENDER")
+        ? "serve keeps read, write, run and sys (PARKOUR_RENDER=1) for headless rendering"
+        : "serve gives up read, write, run and sys after start-up (credential files are read first); rendering needs PARKOUR_RENDER=1",
+    });
   }
   return checks;
 }

@@ -10,6 +10,7 @@
  */
 import { env, envFlag } from "../config.ts";
 import { ToolError } from "../envelope/response.ts";
+import { droppedPermissions } from "../install/privileges.ts";
 import type { Browser, BrowserType } from "playwright-core";
 
 /** Playwright's engines. */
@@ -94,6 +95,9 @@ export function parseEngineChoice(value: string | undefined): EngineChoice {
 const PERMISSIONS_HELP =
   "the server was started without the permissions the headless browser needs: add --allow-run=<browser> --allow-read=<browser>,<TMPDIR> --allow-write=<TMPDIR> --allow-sys=homedir (see the README, Headless rendering, or `deno task start:render`)";
 
+const DROPPED_HELP =
+  "this server gave up the permissions rendering needs after start-up (a compiled binary does, or PARKOUR_DROP_PRIVILEGES=1); set PARKOUR_RENDER=1 in its environment to keep them, and restart it";
+
 function probe(path: string): "yes" | "no" | "denied" {
   try {
     return Deno.statSync(path).isFile ? "yes" : "no";
@@ -118,10 +122,17 @@ export function loadPlaywright(): Promise<Playwright> {
   } catch { /* no env permission: the import reports it */ }
   const attempt = playwright ??= import("playwright-core").catch((error) => {
     playwright = undefined;
+    const message = String((error as Error).message ?? error).split("\n")[0].slice(0, 200);
+    const permission = error instanceof Deno.errors.NotCapable ||
+      error instanceof Deno.errors.PermissionDenied || /Requires \w+ access/.test(message);
     throw new ToolError(
-      `could not load Playwright (${
-        String((error as Error).message ?? error).split("\n")[0].slice(0, 200)
-      }); ${PERMISSIONS_HELP}`,
+      `could not load Playwright (${message}); ${
+        !permission
+          ? "the bundle and the binaries download it from the npm registry on the first render: check that registry.npmjs.org is reachable (or its mirror in NPM_CONFIG_REGISTRY), then retry"
+          : droppedPermissions().length > 0
+          ? DROPPED_HELP
+          : PERMISSIONS_HELP
+      }`,
     );
   });
   return attempt;
@@ -166,6 +177,7 @@ export function installedEngines(pw: Playwright): Installed[] {
 }
 
 function installHelp(engine: Engine | undefined): string {
+  if (denied && droppedPermissions().length > 0) return `or it could not be seen: ${DROPPED_HELP}`;
   if (denied) return `or it could not be seen: ${PERMISSIONS_HELP}`;
   const own = env("PARKOUR_CHROMIUM");
   if (own) {

@@ -17,7 +17,7 @@
  * @module
  */
 import type { DocumentFact } from "../content/document.ts";
-import { configDir, env } from "../config.ts";
+import { configDir, env, secretFileState } from "../config.ts";
 import { type Trusted, trusted } from "../envelope/trusted.ts";
 import { log } from "../log.ts";
 import { defaultNet } from "../net/default.ts";
@@ -56,16 +56,10 @@ export function githubToken(): TokenState {
   if (tokenState) return tokenState;
   const fromEnv = env("GITHUB_TOKEN");
   if (fromEnv) return (tokenState = { token: fromEnv, from: "env" });
-  const path = tokenFilePath();
-  if (!path) return (tokenState = {});
-  let mode: number | null = null;
-  try {
-    mode = Deno.statSync(path).mode;
-  } catch {
-    return (tokenState = {});
-  }
-  if (mode !== null && (mode & 0o077) !== 0) {
-    const octal = (mode & 0o777).toString(8).padStart(3, "0");
+  const file = secretFileState("github_token");
+  const path = file.path;
+  if (path && file.refusedMode) {
+    const octal = file.refusedMode;
     log("warn", `github: ${path} is readable by others (mode ${octal}); not read`);
     return (tokenState = {
       warning: trusted.text`the token file ${trusted.echo(path, 300)} was not read: its mode ${
@@ -73,12 +67,7 @@ export function githubToken(): TokenState {
       } lets group or others read it; run chmod 600 on it (requests go unauthenticated meanwhile)`,
     });
   }
-  try {
-    const token = Deno.readTextFileSync(path).trim();
-    return (tokenState = token ? { token, from: "file" } : {});
-  } catch {
-    return (tokenState = {});
-  }
+  return (tokenState = file.value ? { token: file.value, from: "file" } : {});
 }
 
 function authHeaders(): Record<string, string> {

@@ -39,8 +39,11 @@ export function renderLaunch(tmp: string, env: Record<string, string> = {}): {
   // Loopback leaves --deny-net: the tests serve their pages on 127.0.0.1.
   const flags = words.slice(1, -1).map((w) =>
     w.replaceAll(TASK_TMP, tmp).replaceAll("$HOME", home).replace(
-      /0\.0\.0\.0\/8,|,127\.0\.0\.0\/8|,\[::1\]/g,
-      "",
+      /^--deny-net=(.*)$/,
+      (_, list: string) =>
+        "--deny-net=" +
+        list.split(",").filter((n) => !["0.0.0.0/8", "127.0.0.0/8", "[::1]"].includes(n))
+          .join(","),
     )
   );
   const taskEnv = Object.fromEntries(
