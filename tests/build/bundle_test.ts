@@ -116,3 +116,42 @@ Deno.test("bundle over MCP: tools/list, a replayed page and a code outline from 
   await Deno.remove(place.dir, { recursive: true });
   await Deno.remove(place.denoDir, { recursive: true });
 });
+
+Deno.test("bundle: install run from the bundle writes the bundle's own launch line", async () => {
+  assert.ok(build.success, buildLog);
+  const place = await emptyPlace();
+  const home = await Deno.makeTempDir({ prefix: "parkour-bundle-home-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        "--allow-env",
+        "--allow-read",
+        "--allow-write",
+        "--allow-run",
+        "parkour.js",
+        "install",
+        "--target",
+        "cursor",
+      ],
+      cwd: place.dir,
+      env: env(place.denoDir, { HOME: home }),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, text);
+    const written = JSON.parse(await Deno.readTextFile(`${home}/.cursor/mcp.json`));
+    const entry = written.mcpServers.parkour;
+    assert.equal(entry.args[0], "run");
+    assert.equal(entry.args.at(-2), place.script, "the bundle is the script");
+    assert.equal(entry.args.at(-1), "serve");
+    for (const flag of permissions().flags) assert.ok(entry.args.includes(flag), flag);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(place.dir, { recursive: true });
+    await Deno.remove(place.denoDir, { recursive: true });
+  }
+});
