@@ -177,9 +177,16 @@ async function seed(home: string): Promise<void> {
   await write(`${home}/.codex/config.toml`, CODEX);
 }
 
+/** Whether these tests run on Deno from npx's cache (as `.ci/run` does): installs then write npx. */
+const VIA_NPX = /[\\/]_npx[\\/]/.test(Deno.execPath());
+
 /** The args every installed line ends with, and its Deno command. */
 function assertLaunch(command: string, args: string[], home: string, serverArgs: string[] = []) {
-  assert.equal(Deno.realPathSync(command), Deno.realPathSync(Deno.execPath()));
+  if (VIA_NPX) {
+    assert.equal(command, "npx");
+    assert.deepEqual(args.slice(0, 2), ["-y", `deno@${Deno.version.deno}`]);
+    args = args.slice(2);
+  } else assert.equal(Deno.realPathSync(command), Deno.realPathSync(Deno.execPath()));
   assert.equal(args[0], "run");
   assert.ok(args.includes("--no-prompt"));
   assert.ok(args.some((a) => a.startsWith("--deny-net=") && a.includes("192.168.0.0/16")));
@@ -452,7 +459,10 @@ Deno.test("install --target claude-code runs `claude mcp remove` then `claude mc
   assert.equal(dry.code, 0, dry.stdout + dry.stderr);
   assert.deepEqual(await calls(log), []);
   assert.match(dry.stdout, /^ {4}claude mcp remove --scope user parkour$/m);
-  assert.match(dry.stdout, /^ {4}claude mcp add --scope user parkour -- \S+ run --no-prompt /m);
+  assert.match(
+    dry.stdout,
+    /^ {4}claude mcp add --scope user parkour -- \S+ (?:-y deno@\S+ )?run --no-prompt /m,
+  );
 
   const args = ["--target", "claude-code", ...(chromium ? ["--render"] : [])];
   const run = await install(home, args, env);
