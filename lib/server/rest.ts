@@ -682,13 +682,16 @@ export function createRestApi(options: RestOptions = {}): RestApi {
   const load = options.load ?? loadDocument;
   const sourceOf = options.sourceOf ?? sourceName;
   const version = options.version ?? VERSION;
+  // The source that made the Document (a forum page read through its API says so); the
+  // URL's source when the Document came from the generic web path.
+  const sourceOfDoc = (doc: Document, page: string): string =>
+    doc.source !== "web" ? doc.source : sourceOf(page);
 
   async function answer(
     req: PageRequest,
     signal: AbortSignal,
     onStage?: (stage: LoadStage | "extracting") => void,
   ): Promise<PageAnswer> {
-    const source = sourceOf(req.url.page);
     const maxBytes = req.view.kind === "page" ? DEFAULT_MAX_BYTES : LARGE_MAX_BYTES;
     const { doc, cached } = await load(req.url.page, {
       maxBytes,
@@ -697,6 +700,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
       onStage,
     });
     signal.throwIfAborted();
+    const source = sourceOfDoc(doc, req.url.page);
     if (doc.markdown.trim() === "") throw noText(doc, req.url.page);
     onStage?.("extracting");
     const outcome = buildView(doc, req);
@@ -728,12 +732,12 @@ export function createRestApi(options: RestOptions = {}): RestApi {
       }
       slice = Number(sliceRaw);
     }
-    const source = sourceOf(url.page);
     const { doc, cached } = await load(url.page, {
       maxBytes: LARGE_MAX_BYTES,
       signal: request.signal,
       fullPage,
     });
+    const source = sourceOfDoc(doc, url.page);
     if (doc.markdown.trim() === "") throw noText(doc, url.page);
     const total = doc.sections.length;
     // Without slice, the whole outline in one window; with it, windows of 100 as the tool shows.

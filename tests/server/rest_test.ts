@@ -122,6 +122,17 @@ Deno.test("rest: /api formats (md, text, json), frontmatter, full_page and max_t
       assert.ok(r.text.includes("Does Lantern store photos?"), "the whole page, not a cut");
     });
 
+    await t.step("X-Source names the source that read the page, not only the URL's", async () => {
+      // A Discourse topic reached through the generic web path is re-read through the forum's API.
+      const url = "https://discuss.example.org/t/welcome/42";
+      const r = await get(server, "/api", { url, format: "json" });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.headers.get("x-source"), "discourse");
+      assert.equal(r.json.source, "discourse");
+      const s = await get(server, "/api/sections", { url });
+      assert.equal(s.headers.get("x-source"), "discourse");
+    });
+
     await t.step("text: Markdown stripped to plain text", async () => {
       const r = await get(server, "/api", { url: GUIDE, format: "text" });
       assert.equal(r.status, 200);
