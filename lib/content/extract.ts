@@ -11,7 +11,11 @@
  *   `complementary`) outside `main`, `article` or `role=main`, where they are
  *   site furniture; inside the article they are bylines, footnotes, notes;
  * - cookie and consent banners, skip links and text meant only for screen
- *   readers, recognised by their ids and classes.
+ *   readers, recognised by their ids and classes;
+ * - browser-support boxes that spec generators put beside definitions
+ *   (`mdn-anno` in WHATWG and Bikeshed specs, `caniuse-status`): a row of
+ *   engine names and version numbers beside every section, which in
+ *   Markdown becomes noise such as "Firefox8+Safari6+Chrome13+".
  *
  * @module
  */
@@ -22,6 +26,7 @@ const BANNER =
 const SCREEN_READER =
   /(?:^|\s)(?:sr-only|screen-reader-text|visually-hidden|visuallyhidden|skip-link|skip-to-content|a11y-hidden)(?:\s|$)/i;
 const FURNITURE_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search"]);
+const SUPPORT_BOX = /(?:^|\s)(?:mdn-anno|caniuse-status)(?:\s|$)/;
 
 /** The default policy. */
 export const defaultFurniture: FurniturePolicy = {
@@ -35,7 +40,9 @@ export const defaultFurniture: FurniturePolicy = {
     }
     const cls = attrs.class;
     const id = attrs.id;
-    if (cls !== undefined && (BANNER.test(cls) || SCREEN_READER.test(cls))) return true;
+    if (
+      cls !== undefined && (BANNER.test(cls) || SCREEN_READER.test(cls) || SUPPORT_BOX.test(cls))
+    ) return true;
     if (id !== undefined && BANNER.test(id)) return true;
     return false;
   },

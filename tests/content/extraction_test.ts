@@ -185,6 +185,22 @@ Deno.test("extraction: an article's last paragraphs outside its body box are kep
   includesNone(selected, ["Another story", "Copyright notice", "News"]);
 });
 
+Deno.test("extraction: browser-support boxes beside a definition go, its text stays", () => {
+  const html = `<html><body><main><h2>The widget element</h2>
+    <div class="mdn-anno wrapped"><button class="mdn-anno-btn"><span>MDN</span></button>
+      <div class="feature"><p><a href="https://developer.mozilla.org/x">Element/widget</a></p>
+      <p class="all-engines-text">Support in all current engines.</p>
+      <div class="support"><span class="firefox yes"><span>Firefox</span><span>8+</span></span>
+      <span class="safari yes"><span>Safari</span><span>6+</span></span></div></div></div>
+    <details class="caniuse-status"><summary>CanIUse</summary><p>Chrome 1, Edge 12</p></details>
+    <p>The widget element represents a widget. Its mdn-anno attribute is not a class.</p>
+  </main></body></html>`;
+  const { selected, full } = convert(html, "https://spec.example/widget");
+  includesAll(selected, ["The widget element represents a widget", "mdn-anno attribute"]);
+  includesNone(selected, ["Support in all current engines", "Firefox", "CanIUse", "Edge 12"]);
+  includesAll(full, ["Support in all current engines", "CanIUse"]);
+});
+
 Deno.test("extraction: a page with nothing to choose between is left alone", () => {
   const html = "<html><body><h2>Broken</h2><p>Only one paragraph here.</p></body></html>";
   const { selected, full } = convert(html, "https://pages.example/tiny");
@@ -233,8 +249,15 @@ Deno.test({
     const pair = await real("whatwg_html", "https://html.spec.whatwg.org/");
     // The title block above the body (logo, "HTML", "Living Standard") goes.
     assert.deepEqual(lostSections(pair), ["HTML"]);
-    assert.ok(pair.selected.sections.length > 1200);
-    assert.ok(pair.selected.markdown.length > 0.95 * pair.full.markdown.length);
+        assert.ok(pair.selected.sections.length > 1200);
+    // What goes is the title block and the 1,060 browser-support boxes (about 6 % of the text).
+    assert.ok(pair.selected.markdown.length > 0.92 * pair.full.markdown.length);
+    // The browser-support boxes beside definitions go (they stay with full_page).
+    assert.doesNotMatch(
+      pair.selected.markdown,
+      /Support in all current engines|Firefox\d+\+Safari/,
+    );
+    assert.match(pair.full.markdown, /Support in all current engines/);
     // Sections named like furniture survive: "The nav element", "The footer element".
     for (const t of ["4.3.4 The nav element", "4.3.9 The footer element", "13.1.6 Comments"]) {
       assert.ok(titles(pair.selected).includes(t), t);
