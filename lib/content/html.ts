@@ -296,7 +296,7 @@ class Inline {
 type Capture =
   | { kind: "link"; inline: Inline; href: string; images: number; words: boolean }
   | { kind: "emph"; inline: Inline; marker: string }
-  | { kind: "code"; inline: Inline }
+  | { kind: "code"; inline: Inline; links?: { text: string; href: string }[] }
   | { kind: "heading"; inline: Inline; level: number; ids: string[]; eid: number }
   | { kind: "cell"; inline: Inline }
   | { kind: "title"; inline: Inline };
@@ -1086,7 +1086,13 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       case "link": {
         const out = sink();
         if (inner === "") return;
+        const parent = captures[captures.length - 1];
         if (capture.images > 0 && !capture.words) {
+          out.mark(inner);
+        } else if (parent?.kind === "code") {
+          // Markdown has no link inside a code span: keep the text, and let the code span
+          // become the link's text when the link is all of it (`<code><a>x</a></code>`).
+          (parent.links ??= []).push({ text: inner, href: capture.href });
           out.mark(inner);
         } else {
           const url = UNSAFE_URL.test(capture.href)
@@ -1115,7 +1121,14 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         let ticks = "`";
         while (code.includes(ticks)) ticks += "`";
         const pad = code.startsWith("`") || code.endsWith("`") ? " " : "";
-        out.mark(`${ticks}${pad}${code}${pad}${ticks}`);
+        const span = `${ticks}${pad}${code}${pad}${ticks}`;
+        const only = capture.links?.length === 1 && capture.links[0].text === code
+          ? capture.links[0].href
+          : undefined;
+        if (only !== undefined) {
+          const url = UNSAFE_URL.test(only) ? only.replace(/[()\s<>]/g, encodeURIComponent) : only;
+          out.mark(`[${span}](${url})`);
+        } else out.mark(span);
         if (capture.inline.space) out.text(" ");
         return;
       }

@@ -32,6 +32,22 @@ Deno.test("html: headings, paragraphs, emphasis, inline code, links, images", ()
   assert.equal(md("<p><del>old</del> new</p>"), "~~old~~ new");
 });
 
+Deno.test("html: a link inside inline code becomes a linked code span, never literal brackets", () => {
+  // Specs write <code><a>name</a></code>: Markdown cannot link inside a code span.
+  assert.equal(
+    md('<p>Use <code><a href="#dom-x">sessionStorage</a></code> here.</p>'),
+    "Use [`sessionStorage`](#dom-x) here.",
+  );
+  assert.equal(
+    md('<p><code>a.<a href="/b">b</a>()</code> and <a href="/c"><code>c</code></a></p>'),
+    "`a.b()` and [`c`](https://example.org/c)",
+    "a link that is only part of the code keeps its text; a link around code stays as it was",
+  );
+    // The destination is written as for any other link.
+  const plain = md('<p><a href="/x(1) y">f</a></p>');
+  assert.equal(md('<p><code><a href="/x(1) y">f</a></code></p>'), plain.replace("[f]", "[`f`]"));
+});
+
 Deno.test("html: text that looks like Markdown structure is escaped", () => {
   assert.equal(md("<p># not a heading</p>"), "\\# not a heading");
   assert.equal(md("<p>1. not a list</p>"), "1\\. not a list");
