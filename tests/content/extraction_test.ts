@@ -249,7 +249,7 @@ Deno.test({
     const pair = await real("whatwg_html", "https://html.spec.whatwg.org/");
     // The title block above the body (logo, "HTML", "Living Standard") goes.
     assert.deepEqual(lostSections(pair), ["HTML"]);
-        assert.ok(pair.selected.sections.length > 1200);
+    assert.ok(pair.selected.sections.length > 1200);
     // What goes is the title block and the 1,060 browser-support boxes (about 6 % of the text).
     assert.ok(pair.selected.markdown.length > 0.92 * pair.full.markdown.length);
     // The browser-support boxes beside definitions go (they stay with full_page).

@@ -43,7 +43,7 @@ Deno.test("html: a link inside inline code becomes a linked code span, never lit
     "`a.b()` and [`c`](https://example.org/c)",
     "a link that is only part of the code keeps its text; a link around code stays as it was",
   );
-    // The destination is written as for any other link.
+  // The destination is written as for any other link.
   const plain = md('<p><a href="/x(1) y">f</a></p>');
   assert.equal(md('<p><code><a href="/x(1) y">f</a></code></p>'), plain.replace("[f]", "[`f`]"));
 });
