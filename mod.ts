@@ -45,9 +45,9 @@ import { type Config, configFromEnv, type OutputFormat, type Profile } from "./l
 import { createApp } from "./lib/server/app.ts";
 import { gatedHandler, type HttpServerHandle } from "./lib/server/http.ts";
 import { TOOLS } from "./lib/tools/catalog.ts";
-import { toolContext, type ToolDefinition } from "./lib/tools/registry.ts";
-import { capText, errorResult, type ToolResult } from "./lib/envelope/response.ts";
-import { toolFailure } from "./lib/server/mcp.ts";
+import type { ToolDefinition } from "./lib/tools/registry.ts";
+import { errorResult, type ToolResult } from "./lib/envelope/response.ts";
+import { runTool } from "./lib/server/mcp.ts";
 import { main } from "./main.ts";
 import { envelopeReady } from "./lib/envelope/frontmatter.ts";
 
@@ -229,21 +229,12 @@ export function createServer(options: ServerOptions = {}): ParkourServer {
         );
         return errorResult(`invalid arguments for ${name}: ${problems.join("; ")}`);
       }
-      await envelopeReady();
-      let result: ToolResult;
-      try {
-        result = await tool.definition.handler(
-          checked.value as never,
-          toolContext({
-            registry: app.registry,
-            defaultOutput: config.defaultOutput,
-            signal: options.signal ?? new AbortController().signal,
-          }),
-        );
-      } catch (error) {
-        result = toolFailure(name, error);
-      }
-      return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
+      return await runTool(
+        tool,
+        checked.value,
+        { registry: app.registry, defaultOutput: config.defaultOutput },
+        options.signal ?? new AbortController().signal,
+      );
     },
   };
 }

@@ -24,7 +24,7 @@ import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
-import { toolContext, type ToolRegistry } from "../tools/registry.ts";
+import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/registry.ts";
 import { SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
 import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
@@ -79,7 +79,6 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
         annotations: { title: definition.title, ...definition.annotations },
       },
       async (args, ctx) => {
-        await envelopeReady();
         const token = ctx.mcpReq._meta?.progressToken;
         const progress = token === undefined ? undefined : async (
           progress: number,
@@ -91,25 +90,8 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
             params: { progressToken: token, progress, total, message },
           }).catch(() => {});
         };
-        let result: ToolResult;
-        try {
-          result = await definition.handler(
-            args as never,
-            toolContext({
-              registry: settings.registry,
-              defaultOutput: settings.defaultOutput,
-              tips: settings.tips,
-              signal: ctx.mcpReq.signal,
-              progress,
-            }),
-          );
-        } catch (error) {
-          result = toolFailure(tool.name, error);
-        }
-        return {
-          ...result,
-          content: result.content.map((c) => ({ ...c, text: capText(c.text) })),
-        };
+        // Spread: the SDK's result type has an index signature an interface does not.
+        return { ...await runTool(tool, args, settings, ctx.mcpReq.signal, progress) };
       },
     );
   }
@@ -170,6 +152,37 @@ function rewordValidationErrors(server: McpServer): void {
     }
     return errorResult(message);
   };
+}
+
+/**
+ * Runs a resolved tool on checked arguments: its answer, or the error result
+ * for what it threw, each text capped at the response limit. The MCP
+ * registration and the library's `callTool` both go through here.
+ */
+export async function runTool(
+  tool: ResolvedTool,
+  args: unknown,
+  settings: Pick<McpServerSettings, "registry" | "defaultOutput" | "tips">,
+  signal: AbortSignal,
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>,
+): Promise<ToolResult> {
+  await envelopeReady();
+  let result: ToolResult;
+  try {
+    result = await tool.definition.handler(
+      args as never,
+      toolContext({
+        registry: settings.registry,
+        defaultOutput: settings.defaultOutput,
+        tips: settings.tips,
+        signal,
+        progress,
+      }),
+    );
+  } catch (error) {
+    result = toolFailure(tool.name, error);
+  }
+  return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
 }
 
 /** The error result for an exception thrown by tool `name`. */
