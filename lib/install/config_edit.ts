@@ -9,6 +9,7 @@
  */
 import { applyEdits, modify, parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import { parentDir } from "./launch.ts";
 import { type ClientEntry, MANAGED_ENV } from "./targets.ts";
 
 /** A configuration file that cannot be edited safely; the message names the file and place. */
@@ -303,12 +304,6 @@ export function editToml(
     );
   }
   return { text: result, changed: true, entry: merged, snippet };
-}
-
-/** The parent folder of a path (either separator). */
-export function parentDir(path: string): string {
-  const i = path.replace(/[\\/]+$/, "").search(/[\\/][^\\/]*$/);
-  return i < 0 ? "." : i === 0 ? path.slice(0, 1) : path.slice(0, i);
 }
 
 /** What {@link writeAtomic} did. */

@@ -16,7 +16,6 @@ import {
   editJson,
   type EditResult,
   editToml,
-  parentDir,
   writeAtomic,
 } from "./config_edit.ts";
 import {
@@ -26,6 +25,7 @@ import {
   type LaunchCommand,
   launchCommand,
   type LaunchOptions,
+  parentDir,
   shellQuote,
 } from "./launch.ts";
 import {
@@ -124,14 +124,13 @@ function findChromium(
   }
   if (os === "linux") {
     // Debian: /usr/bin/chromium is a wrapper script starting /usr/lib/chromium/chromium.
-    const wrapper = "/usr/bin/chromium";
-    const binary = "/usr/lib/chromium/chromium";
+    const [wrapper, binary] = SYSTEM_CHROMIUM;
     const w = isExecutable(wrapper, os);
     const b = isExecutable(binary, os);
     if (w || b) {
       return {
         executables: [...(w ? [wrapper] : []), ...(b ? [binary] : [])],
-        readPaths: [...(w ? [wrapper] : []), ...(b ? ["/usr/lib/chromium"] : [])],
+        readPaths: [...(w ? [wrapper] : []), ...(b ? [parentDir(binary)] : [])],
       };
     }
   }

@@ -49,9 +49,6 @@ export const UNSTABLE_FLAGS: readonly string[] = [
   "--unstable-raw-imports",
 ];
 
-/** Where Debian and most Linux distributions install Chromium. */
-export const LINUX_CHROMIUM: readonly string[] = ["/usr/bin/chromium", "/usr/lib/chromium"];
-
 /** Environment the renderer needs (Playwright's `is-wsl` probe, a private temp folder). */
 export function renderEnv(tmpDir: string): Record<string, string> {
   return { __IS_WSL_TEST__: "1", TMPDIR: tmpDir };
@@ -88,9 +85,10 @@ export interface Permissions {
   env: Record<string, string>;
 }
 
-function dirname(path: string): string {
+/** The parent folder of a path (either separator). */
+export function parentDir(path: string): string {
   const i = path.replace(/[\\/]+$/, "").search(/[\\/][^\\/]*$/);
-  return i <= 0 ? path.slice(0, 1) || "." : path.slice(0, i);
+  return i < 0 ? "." : i === 0 ? path.slice(0, 1) : path.slice(0, i);
 }
 
 /**
@@ -115,7 +113,7 @@ export function permissions(options: LaunchOptions = {}): Permissions {
   const env: Record<string, string> = {};
   if (options.configDir) read.push(options.configDir);
   if (options.kvPath) {
-    const dir = dirname(options.kvPath);
+    const dir = parentDir(options.kvPath);
     read.push(dir);
     write.push(dir);
   }
