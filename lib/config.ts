@@ -156,7 +156,8 @@ interface FileState {
   mode: number | null;
 }
 
-let snapshot: Map<string, FileState | undefined> | undefined;
+/** Files read so far: each is read once per process (a changed key needs a restart). */
+const read = new Map<string, FileState | undefined>();
 
 function readState(name: string): FileState | undefined {
   const dir = configDir();
@@ -176,16 +177,27 @@ function readState(name: string): FileState | undefined {
 }
 
 function fileState(name: string): FileState | undefined {
-  return snapshot?.has(name) ? snapshot.get(name) : readState(name);
+  if (!read.has(name)) read.set(name, readState(name));
+  return read.get(name);
 }
 
 /**
- * Reads every file of {@link CONFIG_FILES} now and answers later reads from
- * that copy, so a server can give up its read permission after start-up
- * (lib/install/privileges.ts).
+ * Reads every file of {@link CONFIG_FILES} now, so a server can give up its
+ * read permission after start-up (lib/install/privileges.ts).
  */
 export function preloadConfigFiles(): void {
-  snapshot = new Map(CONFIG_FILES.map((name) => [name, readState(name)]));
+  for (const name of CONFIG_FILES) fileState(name);
+}
+
+/**
+ * The permission bits as octal (`644`) when they let group or others read
+ * the file, the mode for which credential files are refused; undefined for
+ * a private file or where the OS has no modes (Windows).
+ */
+export function looseMode(mode: number | null): string | undefined {
+  return mode !== null && (mode & 0o077) !== 0
+    ? (mode & 0o777).toString(8).padStart(3, "0")
+    : undefined;
 }
 
 /**
@@ -216,9 +228,8 @@ export function secretFileState(name: string): SecretFileState {
   const dir = configDir();
   const state = fileState(name);
   if (!state) return { path: dir ? `${dir}/${name}` : undefined };
-  if (state.mode !== null && (state.mode & 0o077) !== 0) {
-    return { path: state.path, refusedMode: (state.mode & 0o777).toString(8).padStart(3, "0") };
-  }
+  const refusedMode = looseMode(state.mode);
+  if (refusedMode) return { path: state.path, refusedMode };
   return { path: state.path, value: state.text || undefined };
 }
 

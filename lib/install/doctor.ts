@@ -15,7 +15,7 @@
  */
 import { dropWanted } from "./privileges.ts";
 import type { Flags } from "../../main.ts";
-import { configDir, configFromEnv, env, envFlag, oneOf } from "../config.ts";
+import { configDir, configFromEnv, env, envFlag, looseMode, oneOf } from "../config.ts";
 import { BIND_NETWORKS, currentInstallation, DENIED_NETWORKS } from "./launch.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 
@@ -252,8 +252,8 @@ function credential(c: Credential, dirReadable: boolean): Found {
       found: false,
     };
   }
-  const shared = Deno.build.os !== "windows" && info.mode !== null && (info.mode & 0o077) !== 0;
-  const octal = ((info.mode ?? 0) & 0o777).toString(8).padStart(3, "0");
+  const octal = Deno.build.os === "windows" ? undefined : looseMode(info.mode);
+  const shared = octal !== undefined;
   if (shared && c.refusedWhenShared) {
     return {
       check: {
