@@ -8,11 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { CODE_LANGUAGES } from "../../lib/content/code_languages.ts";
-import { MAIN, ROOT_DIR, taskFlags } from "../support/process.ts";
+import { childEnv, MAIN, ROOT_DIR, taskFlags } from "../support/process.ts";
 
 const REAL_HOME = Deno.env.get("HOME") ?? "/tmp";
 // A temporary HOME must not move Deno's cache.
-const DENO_DIR = Deno.env.get("DENO_DIR") || `${REAL_HOME}/.cache/deno`;
 
 const SECRETS = {
   github: "ghp_doctorTestSecret0001",
@@ -44,15 +43,7 @@ async function doctor(
     args: [...flagsFor(home), ...extraFlags, MAIN, "doctor", ...args],
     cwd: ROOT_DIR,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: home,
-      DENO_DIR,
-      DENO_NO_UPDATE_CHECK: "1",
-      NO_COLOR: "1",
-      RUST_BACKTRACE: "0",
-      ...env,
-    },
+    env: childEnv({ HOME: home, ...env }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

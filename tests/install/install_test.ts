@@ -12,7 +12,8 @@ import { parse as parseToml } from "smol-toml";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import meta from "../../deno.json" with { type: "json" };
-import { MAIN, SHIPPED_TOOLS } from "../support/process.ts";
+import { shellQuote } from "../../lib/install/launch.ts";
+import { childEnv, MAIN, SHIPPED_TOOLS } from "../support/process.ts";
 
 /** `deno run` flags of the install task. */
 function installFlags(): string[] {
@@ -23,7 +24,6 @@ function installFlags(): string[] {
   return words.slice(2, end);
 }
 
-const DENO_DIR = Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/deno`;
 /** PATH without any `claude` command, so the file fallback is used unless a test adds one. */
 const PATH = (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":").filter((dir) => {
   try {
@@ -49,16 +49,7 @@ interface Run {
 }
 
 function baseEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    HOME: home,
-    XDG_CONFIG_HOME: `${home}/.config`,
-    PATH,
-    DENO_DIR,
-    DENO_NO_UPDATE_CHECK: "1",
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    ...extra,
-  };
+  return childEnv({ HOME: home, XDG_CONFIG_HOME: `${home}/.config`, PATH, ...extra });
 }
 
 async function install(
@@ -580,17 +571,15 @@ const script = ["/usr/bin/script", "/bin/script"].find((p) => {
   }
 });
 
-function sh(word: string): string {
-  return `'${word.replaceAll("'", `'"'"'`)}'`;
-}
-
 Deno.test({
   name: "install on a terminal without a target asks which clients to configure",
   ignore: script === undefined,
   fn: async () => {
     const home = await tempHome();
     await Deno.mkdir(`${home}/.cursor`);
-    const line = [Deno.execPath(), "run", ...installFlags(), MAIN, "install"].map(sh).join(" ");
+    const line = [Deno.execPath(), "run", ...installFlags(), MAIN, "install"].map(shellQuote).join(
+      " ",
+    );
     const child = new Deno.Command(script!, {
       args: ["-qec", line, "/dev/null"],
       env: baseEnv(home),

@@ -6,38 +6,22 @@
  * them, and every task line is what lib/install/launch.ts computes.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client } from "@modelcontextprotocol/client";
 import meta from "../../deno.json" with { type: "json" };
 import { permissions, renderEnv } from "../../lib/install/launch.ts";
-import { callTool } from "../support/mcp_client.ts";
+import { callTool, startServer, stderrSettled } from "../support/mcp_client.ts";
 import { childEnv, MAIN, replaySetup, ROOT_DIR, taskFlags } from "../support/process.ts";
-
-const HOME = Deno.env.get("HOME") ?? "/tmp";
-// A temporary HOME must not move Deno's cache.
-const DENO_DIR = Deno.env.get("DENO_DIR") || `${HOME}/.cache/deno`;
 
 interface Spawned {
   client: Client;
   stderr: () => string;
 }
 
-async function spawn(
-  flags: string[],
-  env: Record<string, string>,
-  args: string[] = [],
-): Promise<Spawned> {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [...flags, MAIN, ...args],
-    env: childEnv({ DENO_DIR, ...env }),
-    stderr: "pipe",
-    cwd: ROOT_DIR,
-  });
+/** The server under a task's exact line (`runFlags`, `run` first), its stderr collected. */
+async function spawn(runFlags: string[], env: Record<string, string>): Promise<Spawned> {
   let err = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => err += new TextDecoder().decode(chunk));
-  const client = new Client({ name: "least-privilege", version: "1" });
-  await client.connect(transport);
+  const onStderr = (text: string) => err += text;
+  const { client } = await startServer({ runFlags, env, replay: false, onStderr });
   return { client, stderr: () => err };
 }
 
@@ -111,7 +95,7 @@ Deno.test("launch lines: the stdio line refuses loopback at the socket even with
 async function run(flags: string[], args: string[], timeoutMs = 20_000) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [...flags, MAIN, ...args],
-    env: childEnv({ DENO_DIR }),
+    env: childEnv(),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -171,6 +155,7 @@ Deno.test("launch lines: credential files are read under the stdio line, and ref
     const refused = await callTool(loose.client, "kagi_search", query, { emptyFmOnError: true });
     await loose.client.close();
     assert.match(String(refused.fm.status), /no API key/, refused.text);
+    await stderrSettled(loose.stderr, /kagi_api_key was not read/);
     assert.match(loose.stderr(), /kagi_api_key was not read: its mode 644/);
     assert.match(loose.stderr(), /chmod 600/);
     assert.ok(!loose.stderr().includes("kagi-file-key-5d1e"));

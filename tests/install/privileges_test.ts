@@ -7,14 +7,9 @@
  * keep what it needs.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { binaryFlags } from "../../lib/install/privileges.ts";
-import { callTool } from "../support/mcp_client.ts";
-import { childEnv, MAIN, ROOT_DIR } from "../support/process.ts";
+import { callTool, startServer, stderrSettled } from "../support/mcp_client.ts";
 
-const HOME = Deno.env.get("HOME") ?? "/tmp";
-const DENO_DIR = Deno.env.get("DENO_DIR") || `${HOME}/.cache/deno`;
 const KEY = "s2-file-key-93be";
 
 // A local Semantic Scholar API that records the key it was sent, and a page to render.
@@ -49,11 +44,12 @@ function flags(): string[] {
 }
 
 async function start(env: Record<string, string>) {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", ...flags(), MAIN],
-    env: childEnv({
-      DENO_DIR,
+  let stderr = "";
+  const { client } = await startServer({
+    runFlags: ["run", ...flags()],
+    onStderr: (text) => stderr += text,
+    replay: false,
+    env: {
       HOME: home,
       S2_ACCEPT_TOS: "1",
       PARKOUR_S2_API_BASE: `${LOCAL}/graph/v1`,
@@ -61,14 +57,8 @@ async function start(env: Record<string, string>) {
       PARKOUR_SHELF: SHELF,
       PARKOUR_LOG: "debug",
       ...env,
-    }),
-    stderr: "pipe",
-    cwd: ROOT_DIR,
+    },
   });
-  let stderr = "";
-  transport.stderr?.on("data", (c: Uint8Array) => stderr += new TextDecoder().decode(c));
-  const client = new Client({ name: "drop-test", version: "1" });
-  await client.connect(transport);
   return { client, stderr: () => stderr };
 }
 
@@ -81,6 +71,8 @@ const WORK = JSON.stringify({
 Deno.test("privileges: serve gives up read, write, run and sys; keys read before still work, the KV shelf still writes", async () => {
   const first = await start({ PARKOUR_DROP_PRIVILEGES: "1" });
   try {
+    // stderr and the protocol are separate pipes: the log line may trail the handshake.
+    await stderrSettled(first.stderr, /dropped permissions/);
     assert.match(first.stderr(), /dropped permissions: read, write, run, sys/);
     seen.length = 0;
     const search = await callTool(first.client, "semantic_scholar", {
@@ -123,6 +115,7 @@ Deno.test("privileges: PARKOUR_RENDER=1 keeps them; without PARKOUR_DROP_PRIVILE
   const kept = await start({ PARKOUR_DROP_PRIVILEGES: "1", PARKOUR_RENDER: "1" });
   await kept.client.listTools();
   await kept.client.close();
+  await stderrSettled(kept.stderr, /PARKOUR_RENDER=1/);
   assert.match(kept.stderr(), /PARKOUR_RENDER=1: keeping read, write, run and sys/);
   assert.doesNotMatch(kept.stderr(), /dropped permissions/);
 

@@ -21,6 +21,14 @@ export interface ServerOptions {
   readDirs?: string[];
   /** `deno run` flags beyond the product's own and the read flag. */
   extraFlags?: string[];
+  /**
+   * The `deno` arguments before the script (`run` first) instead of the
+   * start task's: a launch line under test, exactly as shipped. The read and
+   * extra flags follow them.
+   */
+  runFlags?: string[];
+  /** Receives the server's stderr from its first byte. */
+  onStderr?: (text: string) => void;
   /** The script to run (default main.ts). */
   script?: string;
   /** Client name. */
@@ -44,7 +52,12 @@ export async function startServer(options: ServerOptions = {}): Promise<Started>
     ...(read.length ? [`--allow-read=${read.join(",")}`] : []),
     ...(options.extraFlags ?? []),
   ];
-  const { command, args } = launch(options.script ?? MAIN, options.args ?? [], flags);
+  const { command, args } = launch(
+    options.script ?? MAIN,
+    options.args ?? [],
+    flags,
+    options.runFlags,
+  );
   const info = { name: options.name ?? "mcp-test", version: "1" };
   const client = options.unpinned
     ? new Client(info)
@@ -55,8 +68,24 @@ export async function startServer(options: ServerOptions = {}): Promise<Started>
     env: childEnv({ ...replay.env, ...options.env }),
     stderr: "pipe",
   });
+  const onStderr = options.onStderr;
+  if (onStderr) {
+    const decoder = new TextDecoder();
+    transport.stderr?.on("data", (chunk: Uint8Array) => onStderr(decoder.decode(chunk)));
+  }
   await client.connect(transport);
   return { client, transport };
+}
+
+/**
+ * Waits (at most 5 s) until `pattern` shows in stderr collected through
+ * `onStderr`: stderr and the protocol are separate pipes, so a log line may
+ * trail the answers.
+ */
+export async function stderrSettled(stderr: () => string, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 100 && !pattern.test(stderr()); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** Starts the server and returns a connected, pinned client. */

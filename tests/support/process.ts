@@ -53,14 +53,20 @@ export function startFlags(): string[] {
 }
 
 /**
- * Command and args launching `script` with the start task's flags, plus
- * `extraFlags` a test needs beyond the product's own (reading fixtures).
+ * Command and args launching `script` with the start task's flags (or
+ * `runFlags`, starting with `run`), plus `extraFlags` a test needs beyond
+ * the product's own (reading fixtures).
  */
-export function launch(script: string = MAIN, args: string[] = [], extraFlags: string[] = []): {
+export function launch(
+  script: string = MAIN,
+  args: string[] = [],
+  extraFlags: string[] = [],
+  runFlags: string[] = startFlags(),
+): {
   command: string;
   args: string[];
 } {
-  return { command: Deno.execPath(), args: [...startFlags(), ...extraFlags, script, ...args] };
+  return { command: Deno.execPath(), args: [...runFlags, ...extraFlags, script, ...args] };
 }
 
 /** Environment and flags that make a server replay `fixtures/http` instead of using the network. */
@@ -76,12 +82,18 @@ export function replaySetup(): { env: Record<string, string>; flags: string[] } 
   return { env, flags: [`--allow-read=${read.join(",")}`] };
 }
 
-/** Environment for child processes: quiet Deno, no stray backtraces. */
+const REAL_HOME = Deno.env.get("HOME") ?? "/tmp";
+
+/**
+ * Environment for child processes: quiet Deno, no stray backtraces, and
+ * Deno's cache named explicitly, so a test that gives the child another HOME
+ * keeps the warm cache (Linux's default location under the real HOME).
+ */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: Deno.env.get("PATH") ?? "",
-    HOME: Deno.env.get("HOME") ?? "/tmp",
-    DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+    HOME: REAL_HOME,
+    DENO_DIR: Deno.env.get("DENO_DIR") || `${REAL_HOME}/.cache/deno`,
     DENO_NO_UPDATE_CHECK: "1",
     RUST_BACKTRACE: "0",
     NO_COLOR: "1",
