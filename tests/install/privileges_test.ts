@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { binaryFlags } from "../../lib/install/privileges.ts";
 import { callTool, startServer, stderrSettled } from "../support/mcp_client.ts";
+import { openLoopback } from "../support/process.ts";
 
 const KEY = "s2-file-key-93be";
 
@@ -34,14 +35,7 @@ const SHELF = `kv:${home}/shelf/store.kv`;
 await Deno.mkdir(`${home}/shelf`);
 
 /** The binary's flags, loopback left reachable for the local API above. */
-function flags(): string[] {
-  return binaryFlags().map((f) =>
-    f.startsWith("--deny-net=")
-      ? "--deny-net=" +
-        f.slice(11).split(",").filter((n) => n !== "127.0.0.0/8").join(",")
-      : f
-  );
-}
+const flags = (): string[] => openLoopback(binaryFlags());
 
 async function start(env: Record<string, string>) {
   let stderr = "";

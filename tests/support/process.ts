@@ -6,6 +6,7 @@
 import { sharedDir } from "./shared.ts";
 import meta from "../../deno.json" with { type: "json" };
 import { TOOLS } from "../../lib/tools/catalog.ts";
+import { BIND_NETWORKS } from "../../lib/install/launch.ts";
 
 /** Names of the shipped tools in the desktop profile, in list order. */
 export const SHIPPED_TOOLS: string[] = TOOLS.map((t) => t.names.desktop);
@@ -38,11 +39,18 @@ export function taskFlags(
   if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
     throw new Error(`unexpected shape of the ${task} task`);
   }
-  return words.slice(1, end).map((w) => w.replaceAll("$HOME", home)).map((w) =>
-    loopback && w.startsWith("--deny-net=")
-      ? "--deny-net=" +
-        w.slice(11).split(",").filter((n) => !["0.0.0.0/8", "127.0.0.0/8", "[::1]"].includes(n))
-          .join(",")
+  const flags = words.slice(1, end).map((w) => w.replaceAll("$HOME", home));
+  return loopback ? openLoopback(flags) : flags;
+}
+
+/**
+ * The flags with BIND_NETWORKS (loopback, 0.0.0.0) taken out of `--deny-net`,
+ * for tests that serve pages on 127.0.0.1 or bind ports there.
+ */
+export function openLoopback(flags: string[]): string[] {
+  return flags.map((w) =>
+    w.startsWith("--deny-net=")
+      ? "--deny-net=" + w.slice(11).split(",").filter((n) => !BIND_NETWORKS.includes(n)).join(",")
       : w
   );
 }

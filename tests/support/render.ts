@@ -5,7 +5,7 @@
  */
 import meta from "../../deno.json" with { type: "json" };
 import { SYSTEM_CHROMIUM } from "../../lib/render/browser.ts";
-import { childEnv, MAIN } from "./process.ts";
+import { childEnv, MAIN, openLoopback } from "./process.ts";
 
 /** The system Chromium, or undefined when none is installed. */
 export function installedChromium(): string | undefined {
@@ -37,14 +37,8 @@ export function renderLaunch(tmp: string, env: Record<string, string> = {}): {
   }
   const home = Deno.env.get("HOME") ?? "/tmp";
   // Loopback leaves --deny-net: the tests serve their pages on 127.0.0.1.
-  const flags = words.slice(1, -1).map((w) =>
-    w.replaceAll(TASK_TMP, tmp).replaceAll("$HOME", home).replace(
-      /^--deny-net=(.*)$/,
-      (_, list: string) =>
-        "--deny-net=" +
-        list.split(",").filter((n) => !["0.0.0.0/8", "127.0.0.0/8", "[::1]"].includes(n))
-          .join(","),
-    )
+  const flags = openLoopback(
+    words.slice(1, -1).map((w) => w.replaceAll(TASK_TMP, tmp).replaceAll("$HOME", home)),
   );
   const taskEnv = Object.fromEntries(
     [...task.matchAll(/(?:^|\s)([A-Z_]+)=(\S+)/g)].map((
