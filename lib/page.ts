@@ -11,7 +11,7 @@ import { ancestry } from "./content/sections.ts";
 import { estimateTokens } from "./content/tokens.ts";
 import { findSections, outlineView, sectionsView } from "./content/views.ts";
 import { checkUrl, DEFAULT_MAX_BYTES } from "./net/fetch.ts";
-import { loadDocument } from "./sources/router.ts";
+import { loadDocument, recount, withoutFragment } from "./sources/router.ts";
 
 /** One section of a page's outline. */
 export interface PageSection {
@@ -97,7 +97,9 @@ export interface FetchPageOptions {
   maxBytes?: number;
 }
 
-function wrap(doc: Document): Page {
+function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
+  // Slices, the search index and the question index grow the Document: let the cache count them.
+  const grown = <T>(value: T): T => (recount(loaded, doc, fullPage), value);
   return {
     url: doc.url,
     title: doc.title,
@@ -121,7 +123,7 @@ function wrap(doc: Document): Page {
       return sectionsView(doc, [found.index], options.subsections ?? false).text;
     },
     search: (query, limit) =>
-      doc.index.search(query, limit).hits.map((h) => ({
+      grown(doc.index.search(query, limit)).hits.map((h) => ({
         slice: h.index,
         score: h.score,
         headings: doc.slices[h.index].section >= 0
@@ -130,7 +132,7 @@ function wrap(doc: Document): Page {
         text: doc.sliceText(h.index),
       })),
     answer: (question, maxTokens = QUERY_DEFAULT_TOKENS) => {
-      const x = extractForQuery(doc, question, maxTokens);
+      const x = grown(extractForQuery(doc, question, maxTokens));
       return {
         text: x.text,
         extracted: x.extracted,
@@ -158,11 +160,13 @@ function wrap(doc: Document): Page {
  * ```
  */
 export async function fetchPage(url: string, options: FetchPageOptions = {}): Promise<Page> {
-  checkUrl(url.trim());
-  const { doc } = await loadDocument(url.trim(), {
+  const page = url.trim();
+  checkUrl(page);
+  const fullPage = options.fullPage ?? false;
+  const { doc } = await loadDocument(page, {
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     signal: options.signal,
-    fullPage: options.fullPage,
+    fullPage,
   });
-  return wrap(doc);
+  return wrap(doc, withoutFragment(page), fullPage);
 }

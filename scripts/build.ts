@@ -68,15 +68,6 @@ export function runFlags(): string[] {
   return permissions({ mode: "stdio" }).flags;
 }
 
-/**
- * The `deno compile` flags baked into every binary: the stdio server's plus
- * what `install`, `doctor` and rendering need; `serve` gives those up after
- * start-up (lib/install/privileges.ts).
- */
-export function bakedFlags(): string[] {
-  return binaryFlags();
-}
-
 /** The `deno bundle` arguments (after the executable) writing `output`. */
 export function bundleArgs(output: string): string[] {
   return [
@@ -99,7 +90,9 @@ export function compileArgs(target: string, bundle: string, outDir: string): str
     target,
     "--output",
     `${outDir}/${binaryName(target)}`,
-    ...bakedFlags(),
+    // The stdio server's flags plus what install, doctor and rendering need;
+    // serve gives those up after start-up (lib/install/privileges.ts).
+    ...binaryFlags(),
     // The bundle imports Playwright from npm at its first render; a binary
     // cannot download it, so it carries the package.
     ...EXTERNAL_PACKAGES.flatMap((p) => ["--include", IMPORTS[p]]),
