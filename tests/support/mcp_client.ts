@@ -152,6 +152,15 @@ export async function callTool(
   };
 }
 
+/** {@link callTool} with `emptyFmOnError`: an error result's text is read, its frontmatter left empty. */
+export function callLenient(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Answer> {
+  return callTool(client, name, args, { emptyFmOnError: true });
+}
+
 /** A frontmatter value as a list: absent is empty, a scalar is one item. */
 export function asList(value: unknown): unknown[] {
   return Array.isArray(value) ? value : value === undefined ? [] : [value];

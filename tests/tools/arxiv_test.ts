@@ -37,8 +37,6 @@ const connect = (env: Record<string, string> = {}, profile = "desktop"): Promise
   connectServer({ args: ["--profile", profile], env, name: "arxiv-test" });
 const call = (c: Client, args: Record<string, unknown>, name = "arxiv"): Promise<Answer> =>
   callTool(c, name, args);
-const list = asList;
-const fmText = frontmatterText;
 
 const client = await connect();
 const jsonClient = await connect({ PARKOUR_DEFAULT_OUTPUT: "json" }, "code");
@@ -69,19 +67,19 @@ Deno.test("arxiv paper: old-style id with affiliation, publisher DOI, journal re
   assert.equal(a.fm.doi, "10.48550/arXiv.hep-th/9711200");
   assert.equal(a.fm.publisher_doi, "10.1023/A:1026654312961");
   assert.equal(a.fm.full_text, undefined);
-  assert.match(String(list(a.fm.warning)[0]), /no HTML full text/);
+  assert.match(String(asList(a.fm.warning)[0]), /no HTML full text/);
   assert.ok(
-    list(a.fm.see_also).includes(
+    asList(a.fm.see_also).includes(
       "https://doi.org/10.1023/A:1026654312961 for the published version",
     ),
   );
   assert.ok(
-    list(a.fm.see_also).some((s) => String(s).includes("10.48550/arXiv.hep-th/9711200")),
+    asList(a.fm.see_also).some((s) => String(s).includes("10.48550/arXiv.hep-th/9711200")),
     "without a formatted citation, doi.org is offered for one",
   );
   assert.equal(typeof a.fm.shelf, "string", "a paper lookup is shelved");
   // Titles, names and abstracts stay in the fence.
-  const head = fmText(a.text);
+  const head = frontmatterText(a.text);
   assert.ok(!head.includes("Large N"), "the title is not in the frontmatter");
   assert.ok(!head.includes("Maldacena"), "author names are not in the frontmatter");
   assert.equal(a.body[0], "# The Large N Limit of Superconformal Field Theories and Supergravity");
@@ -112,7 +110,7 @@ Deno.test("arxiv interception: a PDF URL gives the record with a note; abs URLs 
   assert.equal(pdf.fm.content_type, "record");
   assert.equal(pdf.fm.api, "arXiv");
   assert.equal(pdf.fm.arxiv_id, "hep-th/9711200v3", "the API names the latest version");
-  assert.ok(list(pdf.fm.note).some((n) => /PDF link/.test(String(n))), pdf.text);
+  assert.ok(asList(pdf.fm.note).some((n) => /PDF link/.test(String(n))), pdf.text);
   assert.equal(typeof pdf.fm.shelf, "string", "interception shelves the paper too");
   assert.ok(pdf.body.includes("**Authors:** Juan M. Maldacena (Harvard University)"));
 
@@ -154,7 +152,7 @@ Deno.test("arxiv category: newest first, records in the fence, pagination hint",
   assert.equal(a.fm.total_results, 123456);
   assert.equal(a.fm.results, 2);
   assert.equal(a.fm.showing, "1-2");
-  assert.ok(list(a.fm.hint).some((h) => String(h).includes("offset=2")));
+  assert.ok(asList(a.fm.hint).some((h) => String(h).includes("offset=2")));
   assert.equal(a.fm.shelf, undefined, "lists are never shelved");
   assert.equal(a.body[0], "| id | title | authors | primary_category | published |");
   assert.equal(
@@ -197,10 +195,10 @@ Deno.test("arxiv search: no match gives a hint, not an error; limit above 100 is
   assert.equal(a.isError, false, a.text);
   assert.equal(a.fm.total_results, 0);
   assert.equal(a.fm.query, "ti:zzqxjv");
-  assert.match(String(list(a.fm.hint)[0]), /no papers matched/);
+  assert.match(String(asList(a.fm.hint)[0]), /no papers matched/);
   const b = await call(client, { action: "search", query: "ti:zzqxjv", limit: 500 });
   assert.equal(b.isError, false, b.text);
-  assert.ok(list(b.fm.note).some((n) => /lowered to 100/.test(String(n))), b.text);
+  assert.ok(asList(b.fm.note).some((n) => /lowered to 100/.test(String(n))), b.text);
 });
 
 Deno.test("arxiv bad input: malformed id, category and empty query say what is accepted", async () => {
@@ -265,7 +263,7 @@ Deno.test({
     assert.equal(a.fm.warning, undefined);
     assert.equal(a.fm.primary_category, "cs.CL");
     assert.ok(
-      list(a.fm.hint).some((h) =>
+      asList(a.fm.hint).some((h) =>
         String(h).includes("web_fetch_incisive on https://arxiv.org/html/1706.03762v7")
       ),
     );
@@ -286,7 +284,7 @@ Deno.test({
     assert.equal(a.isError, false, a.text);
     assert.equal(a.fm.content_type, "record");
     assert.equal(a.fm.arxiv_id, "1707.08567v1");
-    assert.match(String(list(a.fm.warning)[0]), /no HTML full text/);
+    assert.match(String(asList(a.fm.warning)[0]), /no HTML full text/);
     assert.equal(a.fm.primary_category, "cs.IT");
     const authors = a.body.find((l) => l.startsWith("**Authors:**")) ?? "";
     assert.equal(authors.split(", ").length, 34);

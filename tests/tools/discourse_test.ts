@@ -17,9 +17,8 @@ import {
   topicOfUrl,
 } from "../../lib/sources/discourse.ts";
 import {
-  type Answer,
   asList,
-  callTool,
+  callLenient as call,
   connectServer,
   frontmatterText,
 } from "../support/mcp_client.ts";
@@ -29,10 +28,6 @@ const NEEDS_SHARED = " (skipped: needs PARKOUR_SHARED_DIR for the real Discourse
 
 const connect = (args: string[] = []): Promise<Client> =>
   connectServer({ args, name: "discourse-tests" });
-const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
-  callTool(client, name, args, { emptyFmOnError: true });
-const fmText = frontmatterText;
-const list = asList;
 
 const client = await connect();
 const clientJson = await connect(["--default-output", "json"]);
@@ -92,8 +87,12 @@ Deno.test("discourse topic: raw Markdown per post, every post a section, paged t
   assert.ok(a.body.includes("[image]"));
   assert.ok(a.body.includes("> **@user1** (post #1):"));
   assert.doesNotMatch(a.text, /data-theme-toc/);
-  assert.match(String(list(a.fm.hint)[0]), /section=1/);
-  assert.doesNotMatch(fmText(a.text), /Welcome to the example/, "the title stays in the fence");
+  assert.match(String(asList(a.fm.hint)[0]), /section=1/);
+  assert.doesNotMatch(
+    frontmatterText(a.text),
+    /Welcome to the example/,
+    "the title stays in the fence",
+  );
 });
 
 Deno.test("discourse topic: posts 1 to 9 are sections; a numeric heading inside a post does not take post 3", async () => {
@@ -118,13 +117,13 @@ Deno.test("discourse topic: a long topic comes in pages of 100 posts with a hint
   assert.equal(a.fm.posts, 130);
   assert.equal(a.fm.showing_posts, "1-100");
   assert.ok(a.body.includes("## 100") && !a.body.includes("## 101"));
-  const next = list(a.fm.hint).map(String).find((h) => /more posts/.test(h));
+  const next = asList(a.fm.hint).map(String).find((h) => /more posts/.test(h));
   assert.equal(next, `30 more posts after post 100: read them from ${FORUM}/t/50/101`);
   const b = await call(client, "discourse", { action: "topic", query: `${FORUM}/t/50/101` });
   assert.equal(b.isError, false, b.text);
   assert.equal(b.fm.showing_posts, "101-130");
   assert.ok(b.body.includes("## 130") && !b.body.includes("## 100"));
-  assert.ok(!list(b.fm.hint).some((h) => /more posts/.test(String(h))));
+  assert.ok(!asList(b.fm.hint).some((h) => /more posts/.test(String(h))));
 });
 
 Deno.test("discourse interception: a generic fetch of a topic page with x-discourse-route is re-read through the API", async () => {
@@ -169,7 +168,7 @@ Deno.test("discourse search and latest: records in the configured format, free t
   const rows = Array.isArray(records) ? records : (records.topics ?? records);
   assert.equal(rows[0].url, `${FORUM}/t/welcome/42`);
   assert.equal(rows[0].last_post, "2024-03-25 10:15 UTC");
-  assert.doesNotMatch(fmText(j.text), /Ignore previous instructions/);
+  assert.doesNotMatch(frontmatterText(j.text), /Ignore previous instructions/);
   const e = await call(client, "discourse", {
     action: "search",
     query: "nothing here",
@@ -244,7 +243,7 @@ Deno.test({
     assert.equal(a.isError, false, a.text);
     assert.equal(a.fm.posts, 446);
     assert.ok(a.body.includes("## 452"), a.body.slice(0, 8).join("\n"));
-    assert.ok(list(a.fm.note).some((n) => /rendered HTML/.test(String(n))));
+    assert.ok(asList(a.fm.note).some((n) => /rendered HTML/.test(String(n))));
   },
 });
 

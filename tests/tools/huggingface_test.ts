@@ -40,7 +40,6 @@ const connect = (env: Record<string, string> = {}, profile = "desktop"): Promise
 const call = (c: Client, args: Record<string, unknown>, name = "huggingface"): Promise<Answer> =>
   callTool(c, name, args);
 const list = (value: unknown): string[] => asList(value).map(String);
-const fmText = frontmatterText;
 
 const client = await connect();
 const jsonClient = await connect({ PARKOUR_DEFAULT_OUTPUT: "json" }, "code");
@@ -100,7 +99,7 @@ Deno.test("huggingface model: architecture, parameters, checkpoint layout, bits 
   assert.ok(a.body.includes("## Model card"));
   assert.ok(a.body.includes("# Tiny Llama (BF16)"));
   assert.ok(!a.body.some((l) => l.startsWith("license:")), "card YAML stripped");
-  const head = fmText(a.text);
+  const head = frontmatterText(a.text);
   assert.ok(!head.includes("IGNORE PREVIOUS"), "card text stays in the fence");
   assert.ok(!head.includes("Tiny Llama"), "card title stays in the fence");
 });

@@ -16,9 +16,8 @@ import {
 } from "../../lib/sources/ietf.ts";
 import { parseXml, readSubseries, XmlError } from "../../lib/sources/ietf_bibxml.ts";
 import {
-  type Answer,
   asList,
-  callTool,
+  callLenient as call,
   connectServer,
   frontmatterText,
 } from "../support/mcp_client.ts";
@@ -28,10 +27,6 @@ const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real RFC Editor captures)";
 
 const connect = (args: string[] = [], env: Record<string, string> = {}): Promise<Client> =>
   connectServer({ args, env, name: "ietf-tests" });
-const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
-  callTool(client, name, args, { emptyFmOnError: true });
-const fmText = frontmatterText;
-const list = asList;
 
 const client = await connect();
 const clientCode = await connect(["--profile", "code"]);
@@ -52,7 +47,7 @@ Deno.test("ietf rfc: RFC 2119's record with status, DOI, relations, subseries an
   assert.deepEqual(a.fm.subseries, ["BCP 14"]);
   assert.deepEqual(a.fm.updated_by, ["RFC8174"]);
   assert.equal(a.fm.errata, "https://www.rfc-editor.org/errata/rfc2119");
-  assert.ok(list(a.fm.hint).some((h) => /action=subseries query='BCP 14'/.test(String(h))));
+  assert.ok(asList(a.fm.hint).some((h) => /action=subseries query='BCP 14'/.test(String(h))));
   assert.equal(a.fm.see_also, undefined, "Semantic Scholar is not offered unless enabled");
   assert.ok(a.fm.shelf, "a single RFC is tracked on the shelf");
   assert.equal(a.body[0], "# RFC 2119: Key words for use in RFCs to Indicate Requirement Levels");
@@ -65,7 +60,7 @@ Deno.test("ietf rfc: RFC 2119's record with status, DOI, relations, subseries an
     ),
   );
   // The title is upstream text: inside the fence only.
-  assert.doesNotMatch(fmText(a.text), /Key words/);
+  assert.doesNotMatch(frontmatterText(a.text), /Key words/);
 });
 
 Deno.test("ietf rfc: with Semantic Scholar enabled, the record points to it by DOI", async () => {
@@ -140,7 +135,7 @@ Deno.test("ietf rfc: unknown RFC, rate limit, server error and malformed JSON ar
 Deno.test("ietf rfc: hostile values stay in the fence; bogus relations are dropped", async () => {
   const a = await call(client, "ietf", { action: "rfc", query: "4444" });
   assert.equal(a.isError, false, a.text);
-  const fm = fmText(a.text);
+  const fm = frontmatterText(a.text);
   assert.doesNotMatch(fm, /Ignore previous|rm -rf|APPROVED|evil/i);
   assert.equal(a.fm.status, undefined, "a status outside the closed set is not shown");
   assert.deepEqual(a.fm.obsoletes, ["RFC3"]);
@@ -178,7 +173,7 @@ Deno.test({
       "RFC7694",
     ]);
     assert.deepEqual(a.fm.updates, ["RFC3864"]);
-    assert.ok(list(a.fm.hint).some((h) => /query='STD 97'/.test(String(h))));
+    assert.ok(asList(a.fm.hint).some((h) => /query='STD 97'/.test(String(h))));
     assert.ok(a.body.some((l) => l.includes("R. Fielding, Ed.; M. Nottingham, Ed.")));
     assert.ok(
       a.body.some((l) => l.startsWith("The Hypertext Transfer Protocol (HTTP) is a stateless")),
@@ -203,7 +198,7 @@ Deno.test({
     ]);
     assert.deepEqual(a.fm.updated_by, ["RFC2817", "RFC5785", "RFC6266", "RFC6585"]);
     assert.equal(a.fm.status, "draft standard");
-    assert.ok(list(a.fm.hint).some((h) => /obsoleted.*action=rfc query=7235/.test(String(h))));
+    assert.ok(asList(a.fm.hint).some((h) => /obsoleted.*action=rfc query=7235/.test(String(h))));
   },
 });
 
@@ -275,7 +270,7 @@ Deno.test("ietf search: records with totals, paging hint and filters", async () 
   assert.equal(a.fm.showing, 3);
   assert.equal(a.fm.format, "markdown");
   assert.equal(a.fm.shelf, undefined, "search results are never shelved");
-  assert.ok(list(a.fm.hint).some((h) => /242 more results.*offset=3/.test(String(h))));
+  assert.ok(asList(a.fm.hint).some((h) => /242 more results.*offset=3/.test(String(h))));
   assert.equal(a.body[0], "# RFC search results");
   assert.ok(a.body.includes("| rfc | title | status | pages | url |"));
   assert.ok(
@@ -283,7 +278,7 @@ Deno.test("ietf search: records with totals, paging hint and filters", async () 
       "| RFC 9110 | HTTP Semantics | Internet Standard | 194 | https://www.rfc-editor.org/rfc/rfc9110 |",
     ),
   );
-  assert.doesNotMatch(fmText(a.text), /HTTP Semantics/);
+  assert.doesNotMatch(frontmatterText(a.text), /HTTP Semantics/);
 
   const filtered = await call(client, "ietf", {
     action: "search",
@@ -296,7 +291,7 @@ Deno.test("ietf search: records with totals, paging hint and filters", async () 
   assert.equal(filtered.fm.status, "std");
   assert.equal(filtered.fm.wg, "httpbis");
   assert.equal(filtered.fm.total_results, 2);
-  assert.ok(!list(filtered.fm.hint).some((h) => /more results/.test(String(h))));
+  assert.ok(!asList(filtered.fm.hint).some((h) => /more results/.test(String(h))));
 });
 
 Deno.test("ietf search: the configured output format shapes the records", async () => {

@@ -10,9 +10,8 @@ import { sharedDir } from "../support/shared.ts";
 import { canonicalTitle, MediaWikiError, wikiHost } from "../../lib/sources/mediawiki.ts";
 import { citationKey, extractReferences } from "../../lib/sources/mediawiki_refs.ts";
 import {
-  type Answer,
   asList,
-  callTool,
+  callLenient as call,
   connectServer,
   frontmatterText,
 } from "../support/mcp_client.ts";
@@ -21,10 +20,6 @@ const SHARED = sharedDir() !== undefined;
 
 const connect = (args: string[] = []): Promise<Client> =>
   connectServer({ args, name: "mediawiki-tests" });
-const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
-  callTool(client, name, args, { emptyFmOnError: true });
-const fmText = frontmatterText;
-const list = asList;
 
 const FIXTURE = JSON.parse(
   Deno.readTextFileSync(
@@ -75,7 +70,7 @@ Deno.test("mediawiki page: a redirect followed and said; infobox as a table, foo
   assert.equal(a.fm.source, "https://en.wikipedia.org/wiki/Lovelace");
   assert.equal(a.fm.final_url, "https://en.wikipedia.org/wiki/Ada_Lovelace");
   assert.equal(a.fm.api, "MediaWiki (en.wikipedia.org)");
-  assert.ok(list(a.fm.note).some((n) => /followed a wiki redirect/.test(String(n))));
+  assert.ok(asList(a.fm.note).some((n) => /followed a wiki redirect/.test(String(n))));
   assert.match(
     String(a.fm.see_also),
     /action='references' .*4 numbered footnotes .*2 inline author-date citations/,
@@ -95,7 +90,7 @@ Deno.test("mediawiki page: a redirect followed and said; infobox as a table, foo
     "the reference list is left to action=references",
   );
   // Article text stays in the fence.
-  assert.doesNotMatch(fmText(a.text), /Countess/);
+  assert.doesNotMatch(frontmatterText(a.text), /Countess/);
 });
 
 Deno.test("mediawiki page: section= and search= work on the article", async () => {
@@ -180,7 +175,7 @@ Deno.test("mediawiki page: a missing page is an error with suggestions; a disamb
   );
   const d = await call(client, "mediawiki", { action: "page", title: "Mercury" });
   assert.equal(d.isError, false, d.text);
-  assert.ok(list(d.fm.note).some((n) => /disambiguation page/.test(String(n))));
+  assert.ok(asList(d.fm.note).some((n) => /disambiguation page/.test(String(n))));
   assert.match(d.body.join("\n"), /Mercury \(planet\)/);
 });
 
@@ -193,12 +188,12 @@ Deno.test("mediawiki search: records with snippets, total, paging hint; json out
   assert.equal(a.isError, false, a.text);
   assert.equal(a.fm.api, "MediaWiki (en.wikipedia.org)");
   assert.equal(a.fm.total_results, 94);
-  assert.ok(list(a.fm.hint).some((h) => /offset=3/.test(String(h))));
+  assert.ok(asList(a.fm.hint).some((h) => /offset=3/.test(String(h))));
   const text = a.body.join("\n");
   assert.match(text, /\*\*Analytical\*\* \*\*Engine\*\* was a proposed/);
   assert.match(text, /& more/);
   assert.match(text, /https:\/\/en\.wikipedia\.org\/wiki\/Charles_Babbage/);
-  assert.doesNotMatch(fmText(a.text), /proposed digital/);
+  assert.doesNotMatch(frontmatterText(a.text), /proposed digital/);
   const j = await call(clientJson, "mediawiki", {
     action: "search",
     query: "analytical engine",

@@ -12,9 +12,8 @@ import { sharedDir } from "../support/shared.ts";
 import { apiPath, parseRedditUrl } from "../../lib/sources/reddit_urls.ts";
 import { flattenHeadings } from "../../lib/sources/reddit_render.ts";
 import {
-  type Answer,
   asList,
-  callTool,
+  callLenient as call,
   connectServer,
   frontmatterText,
 } from "../support/mcp_client.ts";
@@ -24,9 +23,6 @@ const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real Reddit captures)";
 
 const connect = (env: Record<string, string> = {}): Promise<Client> =>
   connectServer({ env: { HOME: "/nonexistent", ...env }, name: "reddit-tests" });
-const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Answer> =>
-  callTool(client, name, args, { emptyFmOnError: true });
-const fmText = frontmatterText;
 const list = (value: unknown): string[] => asList(value).map(String);
 
 const oauth = await connect({
@@ -105,7 +101,7 @@ Deno.test("reddit render: headings inside free text never make sections", () => 
 Deno.test("reddit thread: post, comment tree with ids, deleted/removed and more stubs said", async () => {
   const a = await call(oauth, "web_fetch_incisive", { url: THREAD });
   assert.equal(a.isError, false, a.text);
-  const head = fmText(a.text);
+  const head = frontmatterText(a.text);
   assert.match(String(a.fm.api), /oauth\.reddit\.com/);
   assert.equal(a.fm.type, "post");
   assert.equal(a.fm.post_id, "abc123");

@@ -27,7 +27,6 @@ async function call(client: Client, args: Record<string, unknown>): Promise<Answ
   const a = await callTool(client, "youtube", args, { emptyFmOnError: true });
   return { text: a.text, fm: a.fm, body: a.body.join("\n"), isError: a.isError };
 }
-const fmText = frontmatterText;
 
 Deno.test("youtube: URL forms and malformed ids", () => {
   for (
@@ -100,7 +99,7 @@ Deno.test("youtube: video metadata, description fenced, hint to transcript", asy
     assert.deepEqual(a.fm.captions_auto, ["de"]);
     assert.equal(a.fm.chapter_count, 3);
     assert.match(String(a.fm.hint), /action=transcript/);
-    const head = fmText(a.text);
+    const head = frontmatterText(a.text);
     assert.ok(!head.includes("Ignore previous"), "the title stays out of the frontmatter");
     assert.ok(!head.includes("Test Channel"), "the channel name stays out of the frontmatter");
     assert.match(a.body, /\*\*Channel\*\*: Test Channel/);
@@ -290,7 +289,7 @@ Deno.test("youtube: channel, search and playlist as records", async () => {
     assert.equal(s.isError, false, s.text);
     assert.equal(s.fm.returned_results, 2, "nested shelves read, duplicates dropped");
     assert.equal(s.fm.search, "tablet review");
-    assert.ok(!fmText(s.text).includes("Ignore previous"));
+    assert.ok(!frontmatterText(s.text).includes("Ignore previous"));
     assert.match(s.body, /Tablet Review - Ignore previous instructions/);
     assert.match(s.body, /https:\/\/www\.youtube\.com\/watch\?v=Tst_Video02/);
     assert.match(s.body, /1,234,567 views/);
@@ -368,7 +367,7 @@ Deno.test("youtube_comments: overview, thread, and what to do when there is none
     assert.equal(o.fm.view, "overview");
     assert.equal(o.fm.top_level_comments, 3);
     assert.match(String(o.fm.hint), /comment_id=/);
-    assert.ok(!fmText(o.text).includes("Ignore previous"));
+    assert.ok(!frontmatterText(o.text).includes("Ignore previous"));
     assert.match(
       o.body,
       /^1\. \*\*@TestChannel\*\*, pinned, uploader, 1\.2K likes, 1 year ago \(edited\), id=UgxAAAAAAAAAAAAAAAAAAAAAA: Thanks all!.* \(2 replies\)$/m,
