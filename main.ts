@@ -28,6 +28,26 @@ import { toolContext, type ToolDefinition, ToolRegistry } from "./lib/tools/regi
 import { runIncisive } from "./lib/tools/web_fetch_incisive.ts";
 import { runSections } from "./lib/tools/web_fetch_sections.ts";
 import { type Loader, webLoader } from "./lib/tools/page_view.ts";
+import type { HintContext } from "./lib/views/hints.ts";
+import { pageUrl } from "./lib/views/page.ts";
+import {
+  chooseView,
+  closestName,
+  fromText,
+  OUTLINE_FIELDS,
+  OUTLINE_KEYS,
+  outlineRequestSchema,
+  PAGE_FIELDS,
+  PAGE_KEYS,
+  pageRequestSchema,
+  paramName,
+  parseWith,
+  renderParams,
+  RequestError,
+  TEXT_KINDS,
+} from "./lib/views/request.ts";
+import { currentInstallation } from "./lib/install/launch.ts";
+import { shellQuote } from "./lib/shell.ts";
 import { isFileArgument } from "./lib/sources/file_argument.ts";
 import { parseFences } from "./lib/envelope/fence.ts";
 import { envelopeReady, parseFrontmatter } from "./lib/envelope/frontmatter.ts";
@@ -42,6 +62,8 @@ import { dropPrivileges, dropWanted } from "./lib/install/privileges.ts";
 export const USAGE_EXIT = 2;
 
 interface FlagSpec {
+  /** The request field the flag sets, for the view commands. */
+  key?: string;
   /** `boolean` flags take no value. */
   kind: "boolean" | "string" | "port" | "choice" | "int";
   choices?: readonly string[];
@@ -121,35 +143,41 @@ const PAGE_FORMAT: FlagSpec = {
   help: "envelope (what MCP clients get, default), markdown (the page text only) or json",
 };
 
-const FULL_PAGE: FlagSpec = {
-  kind: "boolean",
-  help: "keep the whole page: skip main-content extraction (menus, sidebars, comments stay)",
-};
+/** Help text of the view flags (the request model's descriptions, in CLI words). */
+function viewFlags(keys: readonly string[], fields: Record<string, { description?: string }>) {
+  const flags: Record<string, FlagSpec> = {};
+  for (const key of keys) {
+    if (key === "url") continue;
+    const kind = TEXT_KINDS[key];
+    const help = renderParams(
+      (fields[key].description ?? "").replace(
+        /\b(max_tokens|query|section|search|slices|requires_js|actions|auto_expand|full_page)\b/g,
+        (k) => `\ue000${k}\ue001`,
+      ),
+      "cli",
+    );
+    const value = kind === "ints"
+      ? "N,M"
+      : kind === "json"
+      ? "JSON"
+      : kind === "int"
+      ? "N"
+      : "TEXT";
+    flags[paramName("cli", key)] = kind === "boolean"
+      ? { kind: "boolean", help, key }
+      : { kind: "string", value, help, key, repeatable: kind === "strings" };
+  }
+  return flags;
+}
 
 COMMANDS.fetch = {
-  summary: "read a page (or a local file) the way web_fetch_incisive does",
-  positional: { name: "<url|file>", help: "an http(s) URL, or a saved page" },
+  summary: "read a page (or a local file): the page, a section, search hits, slices or an answer",
+  positional: {
+    name: "<url|file>",
+    help: "an http(s) URL, a bare host (example.org), or a saved page",
+  },
   flags: {
-    "--section": {
-      kind: "string",
-      value: "NAME",
-      repeatable: true,
-      help: "a section to return (repeatable)",
-    },
-    "--auto-expand": { kind: "boolean", help: "with --section: include subsections" },
-    "--search": { kind: "string", value: "QUERY", help: "keyword search over the page's slices" },
-    "--slices": { kind: "string", value: "N,M", help: "slice indexes to return" },
-    "--query": {
-      kind: "string",
-      value: "QUESTION",
-      help: "a question in plain words: only the sections that answer it",
-    },
-    "--max-tokens": {
-      kind: "int",
-      value: "N",
-      help: "token budget of the answer (default 5000; with --query 600, range 64-20000)",
-    },
-    "--full-page": FULL_PAGE,
+    ...viewFlags(PAGE_KEYS, PAGE_FIELDS),
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
   },
@@ -157,11 +185,13 @@ COMMANDS.fetch = {
 };
 
 COMMANDS.sections = {
-  summary: "show a page's outline the way web_fetch_sections does",
-  positional: { name: "<url|file>", help: "an http(s) URL, or a saved page" },
+  summary: "show a page's outline: its headings with the address --section accepts",
+  positional: {
+    name: "<url|file>",
+    help: "an http(s) URL, a bare host (example.org), or a saved page",
+  },
   flags: {
-    "--slice": { kind: "int", value: "N", help: "window of 100 sections (-1 for the last)" },
-    "--full-page": FULL_PAGE,
+    ...viewFlags(OUTLINE_KEYS, OUTLINE_FIELDS),
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
   },
@@ -229,6 +259,53 @@ const cliLoader: Loader = async (url, options) => {
   return await webLoader(url, options);
 };
 
+/** How the person runs this command line, for the commands hints show. */
+export function cliCommand(): string {
+  const named = env("PARKOUR_CLI");
+  if (named) return named;
+  const installation = currentInstallation();
+  if (installation.kind === "binary") {
+    return installation.path.split(/[\\/]/).pop() || "parkour";
+  }
+  const script = installation.script;
+  if (script.startsWith("jsr:")) return `deno run -A ${script}`;
+  const dir = script.replace(/[\\/][^\\/]*$/, "");
+  let here = "";
+  try {
+    here = Deno.cwd();
+  } catch { /* no cwd */ }
+  return here === dir ? "deno task" : `deno task --config ${shellQuote(`${dir}/deno.json`)}`;
+}
+
+/** The request a page command's flags make, checked by the request schema. */
+function pageInput(flags: Flags, keys: readonly string[], url: string): Record<string, unknown> {
+  const input: Record<string, unknown> = { url };
+  for (const key of keys) {
+    const value = flags[paramName("cli", key)];
+    if (value === undefined) continue;
+    if (value === true) input[key] = true;
+    else input[key] = fromText(key, Array.isArray(value) ? value : [String(value)]);
+  }
+  return input;
+}
+
+/** The page a command-line target names: a URL, a file, or a bare host read as https. */
+function pageTarget(target: string): { url: string; note?: string } {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return { url: target };
+  const looksLikeHost = /^(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#].*)?$/i.test(target);
+  if (looksLikeHost) {
+    let exists = false;
+    try {
+      Deno.statSync(target);
+      exists = true;
+    } catch { /* not a file here */ }
+    if (!exists) return { url: `https://${target}`, note: `reading https://${target}` };
+  }
+  return {
+    url: new URL(`file://${target.startsWith("/") ? "" : Deno.cwd() + "/"}${target}`).href,
+  };
+}
+
 async function runPageCommand(
   kind: "fetch" | "sections",
   flags: Flags,
@@ -242,66 +319,29 @@ async function runPageCommand(
     defaultOutput: config.defaultOutput,
     signal: new AbortController().signal,
   });
-  const url = isFileArgument(target) && !target.startsWith("file://")
-    ? new URL(`file://${target.startsWith("/") ? "" : Deno.cwd() + "/"}${target}`).href
-    : target;
+  const { url, note } = pageTarget(target);
+  if (note) console.error(note);
+  const hints: HintContext = { face: "cli", command: cliCommand(), target };
   let result: ToolResult;
   try {
     if (kind === "sections") {
-      const slice = typeof flags["--slice"] === "string" ? Number(flags["--slice"]) : undefined;
-      result = await runSections(
-        { url, slice, full_page: flags["--full-page"] === true },
-        ctx,
-        cliLoader,
-      );
+      const args = parseWith(outlineRequestSchema, pageInput(flags, OUTLINE_KEYS, url));
+      result = await runSections(args, ctx, cliLoader, hints);
     } else {
-      const slices = typeof flags["--slices"] === "string"
-        ? flags["--slices"].split(",").map((x) => x.trim()).filter(Boolean).map((x) => {
-          if (!/^-?\d+$/.test(x)) {
-            throw new UsageError(
-              `invalid --slices '${
-                flags["--slices"]
-              }'; valid values: comma-separated whole numbers`,
-            );
-          }
-          return Number(x);
-        })
-        : undefined;
-      const maxTokens = typeof flags["--max-tokens"] === "string"
-        ? Number(flags["--max-tokens"])
-        : undefined;
-      const query = typeof flags["--query"] === "string" ? flags["--query"] : undefined;
-      const [low, high] = query !== undefined ? [64, 20000] : [50, 25000];
-      if (maxTokens !== undefined && (maxTokens < low || maxTokens > high)) {
-        throw new UsageError(
-          `invalid --max-tokens '${maxTokens}'; valid values: ${low}-${high}${
-            query !== undefined ? " with --query" : ""
-          }`,
-        );
-      }
-      result = await runIncisive(
-        {
-          url,
-          section: flags["--section"] as string[] | undefined,
-          auto_expand: flags["--auto-expand"] === true,
-          search: typeof flags["--search"] === "string" ? flags["--search"] : undefined,
-          slices,
-          query,
-          max_tokens: maxTokens,
-          full_page: flags["--full-page"] === true,
-        },
-        ctx,
-        cliLoader,
-      );
+      const args = parseWith(pageRequestSchema, pageInput(flags, PAGE_KEYS, url));
+      const fragment = pageUrl(url, true).fragment;
+      chooseView(args, fragment, false);
+      result = await runIncisive(args, ctx, cliLoader, hints);
     }
   } catch (error) {
+    if (error instanceof RequestError) throw new UsageError(error.forFace("cli"));
     if (error instanceof UsageError) throw error;
-    result = toolFailure(kind === "fetch" ? "fetch" : "sections", error);
+    result = toolFailure(kind === "fetch" ? "fetch" : "sections", error, "cli");
   }
   const text = result.content[0]?.text ?? "";
   const format = typeof flags["--format"] === "string" ? flags["--format"] : "envelope";
+  const meta = parseFrontmatter(text);
   if (format === "json") {
-    const meta = parseFrontmatter(text);
     const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
     console.log(JSON.stringify(
       {
@@ -314,13 +354,16 @@ async function runPageCommand(
       2,
     ));
   } else if (format === "markdown" && !result.isError) {
-    const meta = parseFrontmatter(text);
     const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
     console.log(fences.length ? fences.map((f) => f.lines.join("\n")).join("\n\n") : text);
   } else {
     (result.isError ? console.error : console.log)(text);
   }
-  return result.isError ? 1 : 0;
+  if (result.isError) return 1;
+  // Nothing of what was asked exists: not a success.
+  const notFound = meta?.sections_not_found !== undefined && meta?.sections_returned === undefined;
+  const noSlice = meta?.slices_not_found !== undefined && meta?.slices === undefined;
+  return notFound || noSlice ? 1 : 0;
 }
 
 function parseFlags(
@@ -345,8 +388,13 @@ function parseFlags(
     const name = eq >= 0 ? arg.slice(0, eq) : arg;
     const flag = spec.flags[name];
     if (!flag) {
-      const valid = Object.keys(spec.flags).join(", ");
-      throw new UsageError(`unknown flag '${name}' for '${command}'; valid flags: ${valid}`);
+      const valid = Object.keys(spec.flags);
+      const close = closestName(name, valid);
+      throw new UsageError(
+        close
+          ? `unknown flag '${name}' for '${command}'; did you mean '${close}'?`
+          : `unknown flag '${name}' for '${command}'; valid flags: ${valid.join(", ")}`,
+      );
     }
     if (flag.kind === "boolean") {
       if (eq >= 0) throw new UsageError(`flag '${name}' takes no value`);

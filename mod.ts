@@ -119,7 +119,10 @@ export {
   type PageAnswer,
   type PageHit,
   type PageSection,
+  type PageView,
+  type PageViewRequest,
 } from "./lib/page.ts";
+export { type Face, FACES, RequestError } from "./lib/views/errors.ts";
 export type { HttpServerHandle } from "./lib/server/http.ts";
 
 /** Options of {@link createServer}; unset values come from the environment. */

@@ -5,13 +5,20 @@
  *
  * @module
  */
-import { extractForQuery, QUERY_DEFAULT_TOKENS } from "./content/query_extract.ts";
 import type { Document } from "./content/document.ts";
 import { ancestry } from "./content/sections.ts";
 import { estimateTokens } from "./content/tokens.ts";
-import { findSections, outlineView, sectionsView } from "./content/views.ts";
 import { checkUrl, DEFAULT_MAX_BYTES } from "./net/fetch.ts";
-import { loadDocument, recount, withoutFragment } from "./sources/router.ts";
+import { loadDocument, ownsFragment, recount, withoutFragment } from "./sources/router.ts";
+import { type HintContext, renderMessage } from "./views/hints.ts";
+import { pageUrl } from "./views/page.ts";
+import {
+  pageRequestSchema,
+  parseWith,
+  QUERY_DEFAULT_TOKENS,
+  RequestError,
+} from "./views/request.ts";
+import { outline, view, type ViewResult } from "./views/view.ts";
 
 /** One section of a page's outline. */
 export interface PageSection {
@@ -57,6 +64,40 @@ export interface PageAnswer {
   returnedTokens: number;
 }
 
+/** The parameters of {@link Page.read}: the page request of the tools, without the URL. */
+export interface PageViewRequest {
+  /** Section(s) by heading text, slug or #id. */
+  section?: string | string[];
+  /** With section: include the subsections. */
+  auto_expand?: boolean;
+  /** Keyword search over the page's slices. */
+  search?: string;
+  /** Slice indexes (negative from the end). */
+  slices?: number | number[];
+  /** A question: the sections that answer it. */
+  query?: string;
+  /** Token budget (50-25000). */
+  max_tokens?: number;
+}
+
+/** What {@link Page.read} returns: the view's text and what it says about it. */
+export interface PageView {
+  /** `page`, `section`, `search`, `slices` or `query`. */
+  view: string;
+  /** False when nothing asked for exists (no section or slice of that name or index). */
+  found: boolean;
+  /** The text returned (Markdown). */
+  text: string;
+  /** Estimated tokens of {@link text}. */
+  tokens: number;
+  /** Whether the budget cut the text. */
+  truncated: boolean;
+  /** Next steps and notes, in the library's words (the `Page` method to call). */
+  hints: string[];
+  /** With section: requested names not found, each with the closest headings. */
+  notFound: { request: string; suggestions: string[] }[];
+}
+
 /** A converted page and its views. */
 export interface Page {
   /** The URL it was read from. */
@@ -83,9 +124,23 @@ export interface Page {
   section(name: string, options?: { subsections?: boolean }): string | undefined;
   /** Keyword search (the tools' query language: `"phrases"`, `-not`, `a OR b`), best first. */
   search(query: string, limit?: number): PageHit[];
-  /** The sections that answer `question` within `maxTokens` (64-20000, default 600). */
+  /** The sections that answer `question` within `maxTokens` (50-25000, default 600). */
   answer(question: string, maxTokens?: number): PageAnswer;
+  /**
+   * Any view, with the tools' parameters (`section`, `search`, `slices`,
+   * `query`, `max_tokens`, `auto_expand`): the same request and the same
+   * text as the MCP tool and the HTTP API. Unknown parameters are refused
+   * with the closest valid name.
+   */
+  read(request: PageViewRequest): PageView;
 }
+
+/** Library hints name the Page method to call. */
+const LIBRARY_HINTS: HintContext = {
+  face: "library",
+  current: "page",
+  toolName: (target) => (target === "page" ? "page.read()" : "page.outline()"),
+};
 
 /** Options of {@link fetchPage}. */
 export interface FetchPageOptions {
@@ -116,11 +171,16 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
         parent: s.parent,
         tokens: estimateTokens(doc.sectionText(s.index)),
       })),
-    outline: () => outlineView(doc, 0, Math.max(1, doc.sections.length)).lines.join("\n"),
+    outline: () => outline(doc, { slice: 0 }, { window: Math.max(1, doc.sections.length) }).body,
     section: (name, options = {}) => {
-      const [found] = findSections(doc, [name]);
-      if (found?.index === undefined) return undefined;
-      return sectionsView(doc, [found.index], options.subsections ?? false).text;
+      const r = view(
+        doc,
+        { url: loaded, section: name, auto_expand: options.subsections ?? false },
+        {
+          wholeByDefault: true,
+        },
+      );
+      return r.status === "ok" && r.sectionsReturned?.length ? r.body : undefined;
     },
     search: (query, limit) =>
       grown(doc.index.search(query, limit)).hits.map((h) => ({
@@ -132,14 +192,48 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
         text: doc.sliceText(h.index),
       })),
     answer: (question, maxTokens = QUERY_DEFAULT_TOKENS) => {
-      const x = grown(extractForQuery(doc, question, maxTokens));
+      const r = grown(view(doc, { url: loaded, query: question, max_tokens: maxTokens }));
+      const x = r.extract!;
       return {
-        text: x.text,
+        text: r.body,
         extracted: x.extracted,
         confidence: x.confidence,
         sections: x.sectionsSelected,
         originalTokens: x.originalTokens,
-        returnedTokens: x.returnedTokens,
+        returnedTokens: r.returnedTokens,
+      };
+    },
+    read: (request) => {
+      const url = (request as { url?: unknown }).url;
+      if (url !== undefined) {
+        throw new RequestError(
+          "read() takes the view's parameters only; the page's URL was given to fetchPage()",
+        );
+      }
+      let r: ViewResult;
+      try {
+        const req = parseWith(pageRequestSchema, { ...request, url: loaded });
+        r = grown(view(doc, req, {
+          fragment: pageUrl(loaded).fragment,
+          sourceOwnsFragment: ownsFragment(loaded, undefined),
+        }));
+      } catch (error) {
+        if (error instanceof RequestError) {
+          throw new RequestError(error.forFace("library"), error.kind);
+        }
+        throw error;
+      }
+      return {
+        view: r.kind,
+        found: r.status === "ok",
+        text: r.body,
+        tokens: r.returnedTokens,
+        truncated: r.cut !== undefined,
+        hints: r.messages.map((m) => renderMessage(m, LIBRARY_HINTS)),
+        notFound: (r.notFound ?? []).map((m) => ({
+          request: m.request,
+          suggestions: m.suggestions.map((i) => doc.sections[i].title),
+        })),
       };
     },
   };

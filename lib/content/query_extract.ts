@@ -41,9 +41,9 @@ import { estimateTokens, tokenWeight } from "./tokens.ts";
 /** Default budget when a question is given. */
 export const QUERY_DEFAULT_TOKENS = 600;
 /** Smallest budget accepted with a question. */
-export const QUERY_MIN_TOKENS = 64;
+export const QUERY_MIN_TOKENS = 50;
 /** Largest budget accepted with a question. */
-export const QUERY_MAX_TOKENS = 20000;
+export const QUERY_MAX_TOKENS = 25000;
 /** Lists and tables larger than this are divided into items or rows. */
 export const SPLIT_TOKENS = 400;
 /** Paragraphs larger than this are divided into runs of sentences. */

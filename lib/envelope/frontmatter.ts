@@ -171,6 +171,18 @@ export class Frontmatter {
     return this;
   }
 
+  /** A copy of this block (entries, tip and fence mark), to fill in differently. */
+  clone(): Frontmatter {
+    const copy = new Frontmatter();
+    for (const [key, value] of this.#entries) {
+      copy.#entries.set(key, Array.isArray(value) ? [...value] : value);
+    }
+    copy.#tip = this.#tip;
+    copy.#trust = this.#trust;
+    copy.#fence = this.#fence;
+    return copy;
+  }
+
   /** Whether `key` holds a value. */
   has(key: string): boolean {
     return this.#entries.has(key);

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { shellQuote } from "../shell.ts";
 
 /**
  * Networks refused at the socket: every private, loopback, link-local,
@@ -208,10 +209,7 @@ export function launchCommand(
   };
 }
 
-/** Quotes a word for a POSIX shell when it needs it. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'"'"'`)}'`;
-}
+export { shellQuote };
 
 /** A launch command as one shell line (environment assignments first). */
 export function commandLine(command: LaunchCommand): string {

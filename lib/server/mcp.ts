@@ -28,6 +28,7 @@ import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/regi
 import { SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
 import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
+import { type Face, renderParams, RequestError } from "../views/request.ts";
 
 /** Cache lifetime announced for the tool list and discovery, in ms. */
 export const LIST_TTL_MS = 3_600_000;
@@ -145,12 +146,14 @@ function rewordValidationErrors(server: McpServer): void {
   target.createToolError = (message: string) => {
     const m = /^Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(message);
     if (m) {
+      // Our schemas name parameters with markers; the SDK prefixes each issue with its path.
+      const issues = m[2].replace(/(^|, )[A-Za-z0-9_.]+: (?=\ue000)/g, "$1");
       return errorResult(
-        `invalid arguments for ${m[1]}: ${m[2]}. Fix them to match the tool's input ` +
-          "schema (see tools/list) and call again.",
+        `invalid arguments for ${m[1]}: ${renderParams(issues, "mcp")}. Fix them to match ` +
+          "the tool's input schema (see tools/list) and call again.",
       );
     }
-    return errorResult(message);
+    return errorResult(renderParams(message, "mcp"));
   };
 }
 
@@ -185,8 +188,9 @@ export async function runTool(
   return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
 }
 
-/** The error result for an exception thrown by tool `name`. */
-export function toolFailure(name: string, error: unknown): ToolResult {
+/** The error result for an exception thrown by tool `name` (`face` spells parameters). */
+export function toolFailure(name: string, error: unknown, face: Face = "mcp"): ToolResult {
+  if (error instanceof RequestError) return errorResult(error.forFace(face));
   if (error instanceof ToolError) return errorResult(error.message, error.remote);
   if (error instanceof FormatError) return errorResult(error.message);
   if (error instanceof NetError) return errorResult(error.message, error.remote);

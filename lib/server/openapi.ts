@@ -1,10 +1,12 @@
 /**
  * The OpenAPI 3.1 description of the HTTP API (`GET /openapi.json`),
- * written by hand beside the handler in `rest.ts`. A test checks that every
- * path and query parameter the handler reads is described here.
+ * with its query parameters generated from the request schemas the handler
+ * in `rest.ts` parses with.
  *
  * @module
  */
+
+import { z } from "zod";
 
 type Json = Record<string, unknown>;
 
@@ -134,66 +136,49 @@ const OUTLINE_SCHEMA: Json = {
   },
 };
 
-const param = (
-  name: string,
-  description: string,
-  schema: Json,
-  extra: Json = {},
-): Json => ({ name, in: "query", description, schema, ...extra });
+/** A zod object schema's fields, as far as this module reads them. */
+interface FieldSchemas {
+  shape: Record<string, z.ZodType>;
+}
 
-const URL_PARAM = param("url", "The page: an absolute http(s) URL, URL-encoded.", {
-  type: "string",
-  format: "uri",
-}, { required: true });
-const FULL_PAGE_PARAM = param(
-  "full_page",
-  "Keep the whole page: skip main-content extraction (menus, sidebars, comments stay). Cached apart.",
-  { type: "string", enum: ["true", "false", "1", "0"] },
-);
+// Zod's JSON Schema artefacts that mean nothing here.
+function clean(schema: Json): Json {
+  const { $schema: _, ...rest } = schema;
+  return rest;
+}
 
-const API_PARAMETERS: Json[] = [
-  URL_PARAM,
-  param(
-    "query",
-    "A question: returns the sections that answer it within max_tokens (query-scoped extraction). Exclusive with section, search and slices.",
-    { type: "string", maxLength: 2000 },
-  ),
-  param(
-    "max_tokens",
-    "Token budget. With query: default 600. Without: the whole text unless given (search defaults to 5000).",
-    { type: "integer", minimum: 64, maximum: 20000 },
-  ),
-  param(
-    "section",
-    "A section by heading text, number-stripped heading, slug or #id (repeat for several; names are not split on commas). A URL #fragment counts as one when no view is given.",
-    { type: "array", items: { type: "string" } },
-    { style: "form", explode: true },
-  ),
-  param("auto_expand", "With section: include the subsections.", {
-    type: "string",
-    enum: ["true", "false", "1", "0"],
-  }),
-  param(
-    "search",
-    'BM25 keyword search over the page\'s ~500-token slices (+must -not "phrase" (a OR b) fuzzy~); hits as `--- slice N (heading) ---` blocks, best first.',
-    { type: "string", maxLength: 2000 },
-  ),
-  param("slices", "Slice indexes, comma-separated (negative counts from the end).", {
-    type: "string",
-    pattern: "^-?\\d+(,-?\\d+)*$",
-  }),
-  param("format", "md (raw Markdown, default), text (Markdown stripped to plain text) or json.", {
-    type: "string",
-    enum: ["md", "text", "json"],
-    default: "md",
-  }),
-  param(
-    "frontmatter",
-    "Prepend a YAML frontmatter block of trusted values (source URL, content_type, cached, view, extract fields...).",
-    { type: "string", enum: ["true", "false", "1", "0"] },
-  ),
-  FULL_PAGE_PARAM,
-];
+/**
+ * The query parameters of one path, generated from the request schema the
+ * handler parses with: names, types, ranges and descriptions come from it,
+ * never written twice. A field that takes one value or a list becomes an
+ * array parameter: `section` repeated (`explode`), `slices` comma-separated.
+ */
+export function queryParameters(schema: FieldSchemas): Json[] {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const json = clean(z.toJSONSchema(field, { io: "input", unrepresentable: "any" }) as Json);
+    const description = typeof json.description === "string" ? json.description : undefined;
+    delete json.description;
+    let value: Json = json;
+    let extra: Json = {};
+    const anyOf = json.anyOf as Json[] | undefined;
+    const list = anyOf?.find((x) => x.type === "array");
+    if (anyOf && list) {
+      value = {
+        type: "array",
+        items: list.items,
+        ...(list.maxItems ? { maxItems: list.maxItems } : {}),
+      };
+      extra = name === "slices"
+        ? { style: "form", explode: false }
+        : { style: "form", explode: true };
+    }
+    if (name === "url") value = { ...value, format: "uri" };
+    const out: Json = { name, in: "query" };
+    if (description) out.description = description;
+    if (name === "url") out.required = true;
+    return { ...out, schema: value, ...extra };
+  });
+}
 
 const header = (description: string, schema: Json = { type: "string" }): Json => ({
   description,
@@ -249,7 +234,10 @@ const PAGE_ERRORS: Json = {
 };
 
 /** The OpenAPI 3.1 document of the HTTP API. */
-export function openApiDocument(version: string): Record<string, unknown> {
+export function openApiDocument(
+  version: string,
+  schemas: { api: FieldSchemas; sections: FieldSchemas },
+): Record<string, unknown> {
   return {
     openapi: "3.1.0",
     info: {
@@ -282,7 +270,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           summary: "A page, or one view of it, as Markdown, plain text or JSON",
           description:
             "Without a view parameter and without max_tokens: the whole page (main content, or everything with full_page). Views are exclusive: query, section, search or slices.",
-          parameters: API_PARAMETERS,
+          parameters: queryParameters(schemas.api),
           responses: {
             "200": {
               description: "The page or view.",
@@ -301,20 +289,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: "getOutline",
           summary: "A page's outline: its headings with the address section= accepts",
-          parameters: [
-            URL_PARAM,
-            param(
-              "slice",
-              "A window of 100 sections (0 first, -1 last); without it, the whole outline.",
-              { type: "integer" },
-            ),
-            param("format", "md (an indented list, default) or json.", {
-              type: "string",
-              enum: ["md", "json"],
-              default: "md",
-            }),
-            FULL_PAGE_PARAM,
-          ],
+          parameters: queryParameters(schemas.sections),
           responses: {
             "200": {
               description: "The outline.",
@@ -338,7 +313,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           summary: "/api as server-sent events",
           description:
             "Takes the parameters of /api (format is ignored: the result is the format=json record). Events: `status` with {stage: fetching | cached | converting | extracting, url}, then `result` with the format=json record, or `error` with {error, status, kind}; then the stream ends. Parameter errors are answered with a plain 400 JSON body before the stream starts. Closing the connection cancels the work.",
-          parameters: API_PARAMETERS,
+          parameters: queryParameters(schemas.api),
           responses: {
             "200": {
               description: "The event stream.",

@@ -28,39 +28,35 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { Document } from "../content/document.ts";
-import {
-  extractForQuery,
-  QUERY_DEFAULT_TOKENS,
-  QUERY_MAX_TOKENS,
-  QUERY_MIN_TOKENS,
-  type QueryExtraction,
-} from "../content/query_extract.ts";
+import type { QueryExtraction } from "../content/query_extract.ts";
 import { htmlToText } from "../content/text.ts";
-import {
-  cutToBudget,
-  findSections,
-  outlineView,
-  renderSlices,
-  sectionsView,
-  sliceEntries,
-} from "../content/views.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { trusted } from "../envelope/trusted.ts";
 import { NetError } from "../net/errors.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { log } from "../log.ts";
-import { loadDocument, recount, sourceName } from "../sources/router.ts";
-import type { LoadStage } from "../sources/web.ts";
+import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
+import type { LoadOptions, LoadStage } from "../sources/web.ts";
+import { type HintContext, readOutline, renderMessage } from "../views/hints.ts";
+import { fillFrontmatter, pageHead, type PageUrl, pageUrl } from "../views/page.ts";
 import {
-  CONTENT_KINDS,
-  DROPPED_NOTE_SHARE,
-  type Loader,
-  type PageUrl,
-  pageUrl,
-  setExtractFields,
-} from "../tools/page_view.ts";
-import { DEFAULT_MAX_TOKENS } from "../tools/web_fetch_incisive.ts";
+  chooseView,
+  fromText,
+  OUTLINE_FIELDS,
+  OUTLINE_WINDOW,
+  PAGE_FIELDS,
+  type PageRequest,
+  param,
+  parseWith,
+  RequestError,
+  strictSchema,
+  unknownParameter,
+  type ViewKind,
+  VIEWS,
+} from "../views/request.ts";
+import { outline, view, type ViewResult } from "../views/view.ts";
 import { VERSION } from "../version.ts";
 import { openApiDocument } from "./openapi.ts";
 import { markdownToText } from "../content/plain_text.ts";
@@ -88,30 +84,16 @@ export function restPath(pathname: string): RestPath | undefined {
   return (REST_PATHS as readonly string[]).includes(path) ? path as RestPath : undefined;
 }
 
-/** Query parameters of `/api` and `/api/stream`. */
-export const API_PARAMS = [
-  "url",
-  "query",
-  "max_tokens",
-  "section",
-  "auto_expand",
-  "search",
-  "slices",
-  "format",
-  "frontmatter",
-  "full_page",
-] as const;
-/** Query parameters of `/api/sections`. */
-export const SECTIONS_PARAMS = ["url", "slice", "format", "full_page"] as const;
-
 /** Output formats of `/api`. */
 export const API_FORMATS = ["md", "text", "json"] as const;
 /** Output formats of `/api/sections`. */
 export const SECTIONS_FORMATS = ["md", "json"] as const;
 
 /** The views of `/api`; at most one per request. */
-export const VIEWS = ["page", "query", "section", "search", "slices"] as const;
-type ViewKind = typeof VIEWS[number];
+export { VIEWS };
+
+/** Loads a page: the Document for a URL, given the request's cap. */
+export type Loader = (url: string, options: LoadOptions) => Promise<Loaded>;
 
 /** Settings of {@link createRestApi}. */
 export interface RestOptions {
@@ -245,44 +227,30 @@ export function apiError(error: unknown): ApiError {
 }
 
 // ---------------------------------------------------------------------------
-// Parameters
+// Parameters: the request model's fields, parsed from the query string
 
-function badRequest(message: string): ApiError {
-  return new ApiError(400, "bad_request", message);
+function badRequest(message: string, kind = "bad_request"): ApiError {
+  return new ApiError(400, kind, message);
 }
 
-function single(params: URLSearchParams, name: string): string | undefined {
-  const values = params.getAll(name);
-  if (values.length > 1) {
-    throw badRequest(`give ${name} once (it was given ${values.length} times)`);
-  }
-  return values[0];
+function requestError(error: RequestError): ApiError {
+  return badRequest(error.forFace("rest"), error.kind);
 }
 
-function flag(params: URLSearchParams, name: string): boolean {
-  const value = single(params, name)?.trim().toLowerCase();
-  if (value === undefined) return false;
-  if (value === "true" || value === "1" || value === "yes" || value === "") return true;
-  if (value === "false" || value === "0" || value === "no") return false;
-  throw badRequest(`${name} must be true or false (also 1 or 0)`);
-}
-
-function choice<T extends string>(
+/** Reads a query string into a request, field by field, then checks it with `schema`. */
+function parseParams<T>(
   params: URLSearchParams,
-  name: string,
-  allowed: readonly T[],
-  fallback: T,
+  schema: z.ZodType<T>,
+  keys: readonly string[],
 ): T {
-  const raw = single(params, name)?.trim().toLowerCase();
-  if (raw === undefined || raw === "") return fallback;
-  const value = raw === "markdown" ? "md" : raw;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw badRequest(`${name} must be one of ${allowed.join(", ")} (got '${raw.slice(0, 40)}')`);
-}
-
-function pageUrlParam(params: URLSearchParams): PageUrl {
-  const raw = single(params, "url")?.trim();
-  if (!raw) {
+  const input: Record<string, unknown> = {};
+  for (const name of new Set(params.keys())) {
+    if (!keys.includes(name)) {
+      throw badRequest(unknownParameter(name, keys, "rest"), "unknown_parameter");
+    }
+  }
+  const raw = params.getAll("url").map((u) => u.trim());
+  if (raw.length === 0 || raw.every((u) => u === "")) {
     throw new ApiError(
       400,
       "missing_url",
@@ -290,131 +258,102 @@ function pageUrlParam(params: URLSearchParams): PageUrl {
     );
   }
   try {
-    return pageUrl(raw);
+    for (const key of keys) {
+      const values = params.getAll(key);
+      if (values.length === 0) continue;
+      let value = fromText(key, values);
+      if (key === "format" && typeof value === "string") {
+        value = value.trim().toLowerCase() === "markdown" ? "md" : value.trim().toLowerCase();
+      }
+      // A blank view parameter counts as absent.
+      if ((key === "query" || key === "search" || key === "slices") && value === "") continue;
+      input[key] = value;
+    }
+    return parseWith(schema, input);
   } catch (error) {
-    throw apiError(error);
+    if (error instanceof RequestError) throw requestError(error);
+    throw error;
   }
 }
 
-/** The view a request asks for. */
-type View =
-  | { kind: "page" }
-  | { kind: "query"; query: string }
-  | { kind: "section"; names: string[]; autoExpand: boolean }
-  | { kind: "search"; query: string }
-  | { kind: "slices"; indexes: number[] };
+const formatField = (formats: readonly [string, ...string[]]) =>
+  z.enum(formats, {
+    error: (i) =>
+      `${param("format")} must be one of ${formats.join(", ")} (got '${
+        String(i.input).slice(0, 40)
+      }')`,
+  }).optional().describe(`output format: ${formats.join(", ")} (default md)`);
+
+/** Fields of `/api` and `/api/stream`: the page request, an output format, a frontmatter switch. */
+const { requires_js: _r, actions: _a, max_elements: _m, allow_offsite: _o, ...STATIC_FIELDS } =
+  PAGE_FIELDS;
+const API_FIELDS = {
+  // Rendering needs the browser the MCP tools start; the HTTP API reads static pages.
+  ...STATIC_FIELDS,
+  format: formatField(API_FORMATS),
+  frontmatter: z.boolean({
+    error: () => `${param("frontmatter")} must be true or false (also 1 or 0)`,
+  })
+    .optional().describe("start the body with a frontmatter block of trusted values"),
+};
+/** Fields of `/api/sections`. */
+const SECTIONS_FIELDS = { ...OUTLINE_FIELDS, format: formatField(SECTIONS_FORMATS) };
+
+/** The schema of `/api` (and `/api/stream`) parameters. */
+export const apiSchema = strictSchema(API_FIELDS);
+/** The schema of `/api/sections` parameters. */
+export const sectionsSchema = strictSchema(SECTIONS_FIELDS);
+
+/** Query parameters of `/api` and `/api/stream`. */
+export const API_PARAMS: readonly string[] = Object.keys(API_FIELDS);
+/** Query parameters of `/api/sections`. */
+export const SECTIONS_PARAMS: readonly string[] = Object.keys(SECTIONS_FIELDS);
 
 /** A parsed `/api` (or `/api/stream`) request. */
-interface PageRequest {
+interface ApiRequest {
   url: PageUrl;
-  view: View;
-  maxTokens?: number;
+  page: Omit<PageRequest, "requires_js" | "actions" | "max_elements" | "allow_offsite">;
+  view: ViewKind;
   format: typeof API_FORMATS[number];
   frontmatter: boolean;
   fullPage: boolean;
 }
 
-function parseMaxTokens(params: URLSearchParams): number | undefined {
-  const raw = single(params, "max_tokens")?.trim();
-  if (raw === undefined || raw === "") return undefined;
-  const value = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= QUERY_MIN_TOKENS && value <= QUERY_MAX_TOKENS)) {
-    throw new ApiError(
-      400,
-      "bad_max_tokens",
-      `max_tokens must be a whole number from ${QUERY_MIN_TOKENS} to ${QUERY_MAX_TOKENS} (got '${
-        raw.slice(0, 40)
-      }'); leave it out for the default (${QUERY_DEFAULT_TOKENS} with query, the whole text otherwise)`,
-    );
+function parsePageRequest(params: URLSearchParams): ApiRequest {
+  const parsed = parseParams(params, apiSchema, API_PARAMS);
+  const { format, frontmatter, ...page } = parsed;
+  let url: PageUrl;
+  try {
+    url = pageUrl(page.url);
+  } catch (error) {
+    throw apiError(error);
   }
-  return value;
-}
-
-function parseSlices(raw: string): number[] {
-  const parts = raw.split(",").map((x) => x.trim()).filter(Boolean);
-  if (parts.length > 100) throw badRequest("slices takes at most 100 indexes per request");
-  return parts.map((x) => {
-    if (!/^-?\d{1,9}$/.test(x)) {
-      throw badRequest(
-        `slices must be comma-separated whole numbers such as 3,4,5 (got '${x.slice(0, 40)}')`,
-      );
-    }
-    return Number(x);
-  });
-}
-
-function parsePageRequest(params: URLSearchParams): PageRequest {
-  const url = pageUrlParam(params);
-  const format = choice(params, "format", API_FORMATS, "md");
-  const frontmatter = flag(params, "frontmatter");
-  const fullPage = flag(params, "full_page");
-  const maxTokens = parseMaxTokens(params);
-  const query = single(params, "query")?.trim() || undefined;
-  const search = single(params, "search")?.trim() || undefined;
-  const slicesRaw = single(params, "slices")?.trim() || undefined;
-  const sections = params.getAll("section").map((s) => s.trim()).filter(Boolean);
-  const given = [
-    query !== undefined && "query",
-    sections.length > 0 && "section",
-    search !== undefined && "search",
-    slicesRaw !== undefined && "slices",
-  ].filter((x): x is string => typeof x === "string");
-  if (given.length > 1) {
-    throw new ApiError(
-      400,
-      "conflicting_views",
-      `${
-        given.join(" and ")
-      } cannot be combined: use one of query, section, search or slices per request`,
-    );
+  let view: ViewKind;
+  try {
+    view = chooseView(page, url.fragment, ownsFragment(url.page, url.fragment)).view.kind;
+  } catch (error) {
+    if (error instanceof RequestError) throw requestError(error);
+    throw error;
   }
-  if (search !== undefined && search.length > 2000) {
-    throw badRequest("search is limited to 2000 characters");
-  }
-  if (query !== undefined && query.length > 2000) {
-    throw badRequest("query is limited to 2000 characters");
-  }
-  if (sections.length > 50) throw badRequest("section can be given at most 50 times");
-  let view: View;
-  if (query !== undefined) view = { kind: "query", query };
-  else if (search !== undefined) view = { kind: "search", query: search };
-  else if (slicesRaw !== undefined) view = { kind: "slices", indexes: parseSlices(slicesRaw) };
-  else if (sections.length > 0 || url.fragment !== undefined) {
-    // A URL #fragment is a section request when no view is given.
-    view = {
-      kind: "section",
-      names: sections.length > 0 ? sections : [url.fragment!],
-      autoExpand: flag(params, "auto_expand"),
-    };
-  } else view = { kind: "page" };
-  return { url, view, maxTokens, format, frontmatter, fullPage };
+  return {
+    url,
+    page,
+    view,
+    format: (format ?? "md") as typeof API_FORMATS[number],
+    frontmatter: frontmatter ?? false,
+    fullPage: page.full_page ?? false,
+  };
 }
 
 // ---------------------------------------------------------------------------
-// Views
-
-/** What a view produced, before it is formatted. */
-interface ViewOutcome {
-  kind: ViewKind;
-  markdown: string;
-  cut?: { totalTokens: number; keptTokens: number };
-  extract?: QueryExtraction;
-  query?: string;
-  sectionsReturned?: number[];
-  sectionsNotFound?: { request: string; suggestions: string[] }[];
-  matchedSlices?: number[];
-  shownSlices?: number[];
-  searchWarnings?: string[];
-  slicesNotFound?: number[];
-  totalSlices?: number;
-}
+// Answers
 
 function noText(doc: Document, page: string): ApiError {
   return doc.jsShell
     ? new ApiError(
       422,
       "javascript_shell",
-      `${page} builds its content with JavaScript and has no text of its own; the renderer is not available yet in this version: look for a static version of the page or its API`,
+      `${page} builds its content with JavaScript and has no text of its own; the HTTP API reads the static page only: render it with the MCP tool web_fetch_incisive (requires_js), or look for a static version or an API`,
     )
     : new ApiError(
       422,
@@ -423,166 +362,62 @@ function noText(doc: Document, page: string): ApiError {
     );
 }
 
-function buildView(doc: Document, req: PageRequest): ViewOutcome {
-  const view = req.view;
-  switch (view.kind) {
-    case "page": {
-      if (req.maxTokens === undefined) return { kind: "page", markdown: doc.markdown };
-      const cut = cutToBudget(doc.markdown, req.maxTokens);
-      return {
-        kind: "page",
-        markdown: cut.text,
-        cut: cut.truncated
-          ? { totalTokens: cut.totalTokens, keptTokens: cut.keptTokens }
-          : undefined,
-      };
-    }
-    case "query": {
-      const extract = extractForQuery(doc, view.query, req.maxTokens ?? QUERY_DEFAULT_TOKENS);
-      return { kind: "query", markdown: extract.text, extract, query: view.query };
-    }
-    case "section": {
-      const lookups = findSections(doc, view.names);
-      const found = lookups.filter((l) => l.index !== undefined).map((l) => l.index!);
-      const notFound = lookups.filter((l) => l.index === undefined).map((l) => ({
-        request: l.request,
-        suggestions: l.suggestions.map((i) => doc.sections[i].title),
-      }));
-      if (found.length === 0) {
-        const hints = notFound.map((m) =>
-          m.suggestions.length > 0
-            ? `'${m.request.slice(0, 120)}' (closest: ${m.suggestions.join("; ")})`
-            : `'${m.request.slice(0, 120)}'`
-        );
-        throw new ApiError(
-          404,
-          "section_not_found",
-          `no section matched ${
-            hints.join(", ")
-          }; list the page's sections with /api/sections?url=...`,
-          { sections_not_found: notFound },
-        );
-      }
-      const sections = sectionsView(doc, found, view.autoExpand);
-      let markdown = sections.text;
-      let cut: ViewOutcome["cut"];
-      if (req.maxTokens !== undefined) {
-        const c = cutToBudget(markdown, req.maxTokens);
-        markdown = c.text;
-        if (c.truncated) cut = { totalTokens: c.totalTokens, keptTokens: c.keptTokens };
-      }
-      return {
-        kind: "section",
-        markdown,
-        cut,
-        sectionsReturned: sections.returned,
-        sectionsNotFound: notFound.length > 0 ? notFound : undefined,
-      };
-    }
-    case "search": {
-      const outcome = doc.index.search(view.query);
-      const matched = outcome.hits.map((h) => h.index);
-      const rendered = matched.length > 0
-        ? renderSlices(sliceEntries(doc, matched), req.maxTokens ?? DEFAULT_MAX_TOKENS)
-        : { text: "", shown: [] };
-      return {
-        kind: "search",
-        markdown: rendered.text,
-        query: view.query,
-        matchedSlices: matched,
-        shownSlices: rendered.shown,
-        searchWarnings: outcome.warnings,
-        totalSlices: doc.slices.length,
-      };
-    }
-    case "slices": {
-      const total = doc.slices.length;
-      const resolved = view.indexes.map((i) => (i < 0 ? total + i : i));
-      const valid = [...new Set(resolved.filter((i) => i >= 0 && i < total))];
-      const invalid = view.indexes.filter((_, k) => resolved[k] < 0 || resolved[k] >= total);
-      if (valid.length === 0) {
-        throw new ApiError(
-          404,
-          "slice_not_found",
-          `no such slice: valid indexes are 0 to ${
-            Math.max(0, total - 1)
-          } (or -1 to -${total} from the end)`,
-          { slices_not_found: invalid, total_slices: total },
-        );
-      }
-      const rendered = renderSlices(
-        sliceEntries(doc, valid),
-        req.maxTokens ?? Number.POSITIVE_INFINITY,
-      );
-      return {
-        kind: "slices",
-        markdown: rendered.text,
-        shownSlices: rendered.shown,
-        slicesNotFound: invalid.length > 0 ? invalid : undefined,
-        totalSlices: total,
-      };
-    }
-  }
+/** The hints of an answer in REST terms. */
+function restHints(url: PageUrl): HintContext {
+  return { face: "rest", url: url.href };
 }
 
-// ---------------------------------------------------------------------------
-// Output
+/** A view that found nothing asked for, as an error with what to try. */
+function notFoundError(doc: Document, req: ApiRequest, r: ViewResult): ApiError {
+  if (r.kind === "section") {
+    const notFound = (r.notFound ?? []).map((m) => ({
+      request: m.request,
+      suggestions: m.suggestions.map((i) => doc.sections[i].title),
+    }));
+    const hints = notFound.map((m) =>
+      m.suggestions.length > 0
+        ? `'${m.request.slice(0, 120)}' (closest: ${m.suggestions.join("; ")})`
+        : `'${m.request.slice(0, 120)}'`
+    );
+    return new ApiError(
+      404,
+      "section_not_found",
+      `no section matched ${hints.join(", ")}; list the page's sections with ${
+        renderMessage({ kind: "hint", parts: [readOutline()] }, restHints(req.url))
+      }`,
+      { sections_not_found: notFound },
+    );
+  }
+  const total = r.totalSlices ?? 0;
+  return new ApiError(
+    404,
+    "slice_not_found",
+    `no such slice: valid indexes are 0 to ${
+      Math.max(0, total - 1)
+    } (or -1 to -${total} from the end)`,
+    { slices_not_found: r.slicesNotFound ?? [], total_slices: total },
+  );
+}
 
 /** Everything an answer is made of, whatever its format. */
 interface PageAnswer {
-  req: PageRequest;
+  req: ApiRequest;
   doc: Document;
   cached: boolean;
   source: string;
-  outcome: ViewOutcome;
+  result: ViewResult;
 }
 
 function frontmatterBlock(a: PageAnswer): string {
-  const { req, doc, outcome } = a;
+  const { req, doc, result } = a;
+  const head = pageHead(req.url, doc, a.cached, req.fullPage);
   const fm = new Frontmatter();
-  fm.set("source", trusted.url(req.url.href));
-  if (doc.url !== req.url.page) {
-    try {
-      fm.set("final_url", trusted.url(doc.url));
-    } catch { /* not http(s) */ }
-  }
+  const ctx = restHints(req.url);
+  fillFrontmatter(fm, head.facts, [], ctx);
   fm.set("adapter", trusted.matching(a.source, /^[a-z][a-z0-9_-]{0,39}$/));
-  fm.set("content_type", trusted.oneOf(CONTENT_KINDS, doc.kind));
   fm.set("cached", a.cached);
-  if (req.fullPage) fm.set("full_page", true);
-  else if (doc.kind === "html" && doc.droppedShare >= DROPPED_NOTE_SHARE) {
-    fm.set("dropped_text_share", Math.round(doc.droppedShare * 100) / 100);
-  }
-  fm.set("total_sections", doc.sections.length);
-  fm.set("view", trusted.oneOf(VIEWS, outcome.kind));
-  if (outcome.query !== undefined) {
-    fm.set(outcome.kind === "search" ? "search" : "query", trusted.echo(outcome.query, 300));
-  }
-  const x = outcome.extract;
-  if (x) {
-    setExtractFields(fm, x);
-    fm.set("returned_tokens", x.returnedTokens);
-  }
-  if (outcome.cut) {
-    fm.set("truncated", true);
-    fm.set("total_tokens", outcome.cut.totalTokens);
-    fm.set("returned_tokens", outcome.cut.keptTokens);
-  }
-  if (outcome.sectionsReturned) fm.set("sections_returned", outcome.sectionsReturned);
-  if (outcome.sectionsNotFound) {
-    fm.set("sections_not_found", outcome.sectionsNotFound.map((m) => trusted.echo(m.request, 120)));
-  }
-  if (outcome.totalSlices !== undefined) fm.set("total_slices", outcome.totalSlices);
-  if (outcome.matchedSlices) fm.set("matched_slices", outcome.matchedSlices);
-  if (outcome.shownSlices) fm.set("shown_slices", outcome.shownSlices);
-  if (outcome.slicesNotFound) fm.set("slices_not_found", outcome.slicesNotFound);
-  if (doc.degraded) {
-    fm.append(
-      "warning",
-      trusted
-        .text`fetched through a proxy: the proxy resolved the host, so the private-address check could not be enforced`,
-    );
-  }
+  fm.set("view", trusted.oneOf(VIEWS, result.kind === "outline" ? "page" : result.kind));
+  fillFrontmatter(fm, result.facts, [...head.messages, ...result.messages], ctx);
   return fm.render();
 }
 
@@ -598,13 +433,13 @@ function snakeExtract(x: QueryExtraction): Record<string, unknown> {
 
 /** The body text of an answer: the view, as Markdown or plain text, after the frontmatter. */
 function bodyText(a: PageAnswer, format: "md" | "text" | "json"): string {
-  const text = format === "text" ? markdownToText(a.outcome.markdown) : a.outcome.markdown;
+  const text = format === "text" ? markdownToText(a.result.body) : a.result.body;
   return a.req.frontmatter ? `${frontmatterBlock(a)}\n\n${text}` : text;
 }
 
 /** The `format=json` record (also the data of the stream's `result` event). */
 function record(a: PageAnswer): Record<string, unknown> {
-  const { req, doc, outcome } = a;
+  const { req, doc, result: r } = a;
   const out: Record<string, unknown> = {
     markdown: bodyText(a, "json"),
     title: doc.title || null,
@@ -617,27 +452,33 @@ function record(a: PageAnswer): Record<string, unknown> {
   out.cached = a.cached;
   out.full_page = req.fullPage;
   out.total_sections = doc.sections.length;
-  out.view = outcome.kind;
-  if (outcome.query !== undefined) {
-    out[outcome.kind === "search" ? "search" : "query"] = outcome.query;
-  }
-  if (outcome.extract) out.extract = snakeExtract(outcome.extract);
-  if (outcome.cut) {
+  out.view = r.kind;
+  if (r.query !== undefined) out[r.kind === "search" ? "search" : "query"] = r.query;
+  if (r.extract) out.extract = snakeExtract(r.extract);
+  if (r.cut) {
     out.truncated = true;
-    out.total_tokens = outcome.cut.totalTokens;
-    out.returned_tokens = outcome.cut.keptTokens;
+    out.total_tokens = r.cut.totalTokens;
   }
-  if (outcome.sectionsReturned) out.sections_returned = outcome.sectionsReturned;
-  if (outcome.sectionsNotFound) out.sections_not_found = outcome.sectionsNotFound;
-  if (outcome.totalSlices !== undefined) out.total_slices = outcome.totalSlices;
-  if (outcome.matchedSlices) out.matched_slices = outcome.matchedSlices;
-  if (outcome.shownSlices) out.shown_slices = outcome.shownSlices;
-  if (outcome.searchWarnings?.length) out.search_warnings = outcome.searchWarnings;
-  if (outcome.slicesNotFound) out.slices_not_found = outcome.slicesNotFound;
+  out.returned_tokens = r.returnedTokens;
+  if (r.sectionsReturned) out.sections_returned = r.sectionsReturned;
+  if (r.notFound) {
+    out.sections_not_found = r.notFound.map((m) => ({
+      request: m.request,
+      suggestions: m.suggestions.map((i) => doc.sections[i].title),
+    }));
+  }
+  if (r.totalSlices !== undefined) out.total_slices = r.totalSlices;
+  if (r.matchedSlices) out.matched_slices = r.matchedSlices;
+  if (r.shownSlices) out.shown_slices = r.shownSlices;
+  if (r.searchWarnings?.length) out.search_warnings = r.searchWarnings;
+  if (r.slicesNotFound) out.slices_not_found = r.slicesNotFound;
   if (doc.kind === "html" && !req.fullPage) {
     out.dropped_text_share = Math.round(doc.droppedShare * 100) / 100;
   }
   if (doc.degraded) out.degraded = true;
+  const ctx = restHints(req.url);
+  const messages = r.messages.filter((m) => m.kind === "hint");
+  if (messages.length > 0) out.hints = messages.map((m) => renderMessage(m, ctx));
   return out;
 }
 
@@ -646,7 +487,7 @@ function answerHeaders(a: PageAnswer): Record<string, string> {
     "x-source": a.source,
     "x-cache": a.cached ? "hit" : "miss",
   };
-  const x = a.outcome.extract;
+  const x = a.result.extract;
   if (x) {
     h["x-extracted"] = String(x.extracted);
     if (x.confidence !== null) h["x-extract-confidence"] = x.confidence;
@@ -654,7 +495,7 @@ function answerHeaders(a: PageAnswer): Record<string, string> {
     h["x-extract-original-tokens"] = String(x.originalTokens);
     h["x-extract-returned-tokens"] = String(x.returnedTokens);
   }
-  if (a.outcome.cut) h["x-truncated"] = "true";
+  if (a.result.cut) h["x-truncated"] = "true";
   return h;
 }
 
@@ -688,11 +529,11 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     doc.source !== "web" ? doc.source : sourceOf(page);
 
   async function answer(
-    req: PageRequest,
+    req: ApiRequest,
     signal: AbortSignal,
     onStage?: (stage: LoadStage | "extracting") => void,
   ): Promise<PageAnswer> {
-    const maxBytes = req.view.kind === "page" ? DEFAULT_MAX_BYTES : LARGE_MAX_BYTES;
+    const maxBytes = req.view === "page" ? DEFAULT_MAX_BYTES : LARGE_MAX_BYTES;
     const { doc, cached } = await load(req.url.page, {
       maxBytes,
       signal,
@@ -703,13 +544,17 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     const source = sourceOfDoc(doc, req.url.page);
     if (doc.markdown.trim() === "") throw noText(doc, req.url.page);
     onStage?.("extracting");
-    const outcome = buildView(doc, req);
+    // Without max_tokens, the page view is the whole page: programs asked for its Markdown.
+    const result = view(doc, req.page, {
+      wholeByDefault: true,
+      fragment: req.url.fragment,
+      sourceOwnsFragment: ownsFragment(req.url.page, req.url.fragment),
+    });
     // Slices and the search index may have been built: let the cache count them.
-    if (req.view.kind !== "page" && req.view.kind !== "section") {
-      recount(req.url.page, doc, req.fullPage);
-    }
+    if (result.grewIndex) recount(req.url.page, doc, req.fullPage);
+    if (result.status === "not_found") throw notFoundError(doc, req, result);
     if (req.frontmatter) await envelopeReady();
-    return { req, doc, cached, source, outcome };
+    return { req, doc, cached, source, result };
   }
 
   async function api(request: Request): Promise<Response> {
@@ -718,20 +563,16 @@ export function createRestApi(options: RestOptions = {}): RestApi {
   }
 
   async function sections(request: Request): Promise<Response> {
-    const params = new URL(request.url).searchParams;
-    const url = pageUrlParam(params);
-    const format = choice(params, "format", SECTIONS_FORMATS, "md");
-    const fullPage = flag(params, "full_page");
-    const sliceRaw = single(params, "slice")?.trim();
-    let slice: number | undefined;
-    if (sliceRaw !== undefined && sliceRaw !== "") {
-      if (!/^-?\d{1,9}$/.test(sliceRaw)) {
-        throw badRequest(
-          "slice must be a whole number: 0 for the first window of 100 sections, -1 for the last",
-        );
-      }
-      slice = Number(sliceRaw);
+    const parsed = parseParams(new URL(request.url).searchParams, sectionsSchema, SECTIONS_PARAMS);
+    let url: PageUrl;
+    try {
+      url = pageUrl(parsed.url);
+    } catch (error) {
+      throw apiError(error);
     }
+    const format = parsed.format ?? "md";
+    const fullPage = parsed.full_page ?? false;
+    const slice = parsed.slice;
     const { doc, cached } = await load(url.page, {
       maxBytes: LARGE_MAX_BYTES,
       signal: request.signal,
@@ -740,10 +581,10 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     const source = sourceOfDoc(doc, url.page);
     if (doc.markdown.trim() === "") throw noText(doc, url.page);
     const total = doc.sections.length;
-    // Without slice, the whole outline in one window; with it, windows of 100 as the tool shows.
-    const view = slice === undefined
-      ? outlineView(doc, 0, Math.max(1, total))
-      : outlineView(doc, slice);
+    // Without slice, the whole outline in one window; with it, windows as the tools show them.
+    const window = slice === undefined ? Math.max(1, total) : OUTLINE_WINDOW;
+    const result = outline(doc, { slice }, { window });
+    const o = result.outline;
     const headers = {
       ...SECURITY_HEADERS,
       "x-source": source,
@@ -751,9 +592,8 @@ export function createRestApi(options: RestOptions = {}): RestApi {
       "x-total-sections": String(total),
     };
     if (format === "json") {
-      const shown = slice === undefined
-        ? doc.sections
-        : doc.sections.slice(view.first, view.first + 100);
+      const first = o?.first ?? 0;
+      const shown = doc.sections.slice(first, first + window);
       const body: Record<string, unknown> = {
         url: url.href,
         title: doc.title || null,
@@ -766,9 +606,9 @@ export function createRestApi(options: RestOptions = {}): RestApi {
         full_page: fullPage,
         total_sections: total,
       });
-      if (slice !== undefined) {
-        Object.assign(body, { slice: view.window, total_slices: view.windows });
-        if (view.clampedFrom !== undefined) body.clamped_from = view.clampedFrom;
+      if (slice !== undefined && o) {
+        Object.assign(body, { slice: o.window, total_slices: o.windows });
+        if (o.clampedFrom !== undefined) body.clamped_from = o.clampedFrom;
       }
       body.sections = shown.map((s) => ({
         index: s.index,
@@ -780,9 +620,13 @@ export function createRestApi(options: RestOptions = {}): RestApi {
         parent: s.parent,
         header_only: s.headerOnly,
       }));
+      const ctx = restHints(url);
+      body.hints = result.messages.filter((m) => m.kind === "hint").map((m) =>
+        renderMessage(m, ctx)
+      );
       return json(200, body, headers);
     }
-    return new Response(view.lines.join("\n"), {
+    return new Response(result.body, {
       headers: { "content-type": MARKDOWN_TYPE, ...headers },
     });
   }
@@ -823,7 +667,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
           try {
             const a = await answer(req, signal, (stage) => {
               const data: Record<string, unknown> = { stage, url: req.url.page };
-              if (stage === "extracting") data.view = req.view.kind;
+              if (stage === "extracting") data.view = req.view;
               send("status", data);
             });
             send("result", record(a));
@@ -867,7 +711,10 @@ export function createRestApi(options: RestOptions = {}): RestApi {
             response = json(200, { status: "ok", version });
             break;
           case "/openapi.json":
-            response = json(200, openApiDocument(version));
+            response = json(
+              200,
+              openApiDocument(version, { api: apiSchema, sections: sectionsSchema }),
+            );
             break;
           case "/api":
             response = await api(request);

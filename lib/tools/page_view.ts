@@ -7,13 +7,21 @@
  */
 import type { Document } from "../content/document.ts";
 import type { QueryExtraction } from "../content/query_extract.ts";
-import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
+import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
-import { isTrusted, type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../envelope/trusted.ts";
 import { currentShelf } from "../shelf/mod.ts";
-import { checkUrl } from "../net/fetch.ts";
-import { loadDocument, type Loaded, withoutFragment } from "../sources/router.ts";
+import { loadDocument, type Loaded } from "../sources/router.ts";
+import { type HintContext, renderMessage } from "../views/hints.ts";
+import {
+  CONTENT_KINDS,
+  DROPPED_NOTE_SHARE,
+  pageFrontmatter,
+  type PageUrl,
+  pageUrl,
+} from "../views/page.ts";
+import { shellHint } from "../views/view.ts";
 import type { LoadOptions } from "../sources/web.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -36,88 +44,11 @@ export type Loader = (url: string, options: LoadOptions) => Promise<Loaded>;
 /** The loader of the MCP tools: cache, first-party sources, then the web. */
 export const webLoader: Loader = loadDocument;
 
-/** Document kinds as frontmatter shows them. */
-export const CONTENT_KINDS = ["html", "markdown", "text", "json", "xml", "pdf", "record"] as const;
+export { CONTENT_KINDS, DROPPED_NOTE_SHARE, pageFrontmatter, type PageUrl, pageUrl };
 
-/** A request URL split into the page and its fragment. */
-export interface PageUrl {
-  /** The URL as given (fragment included). */
-  href: string;
-  /** Without fragment. */
-  page: string;
-  /** The fragment, decoded, or undefined. */
-  fragment?: string;
-}
-
-/** Checks and splits a request URL; local file URLs are allowed only where `files` is true. */
-export function pageUrl(input: string, files = false): PageUrl {
-  const trimmed = input.trim();
-  if (!(files && trimmed.startsWith("file://"))) checkUrl(trimmed);
-  const hash = trimmed.indexOf("#");
-  let fragment: string | undefined;
-  if (hash >= 0 && hash < trimmed.length - 1) {
-    fragment = trimmed.slice(hash + 1);
-    try {
-      fragment = decodeURIComponent(fragment);
-    } catch { /* keep as is */ }
-  }
-  return { href: trimmed, page: withoutFragment(trimmed), fragment };
-}
-
-/** Share of a page's text left out above which the frontmatter says so. */
-export const DROPPED_NOTE_SHARE = 0.3;
-
-/** The `full_page` parameter, as both page tools declare it. */
+/** The `full_page` parameter, as the page tools declare it. */
 export const FULL_PAGE_DESCRIPTION =
   "keep the whole page: skip main-content extraction, so menus, sidebars, related links and comments stay";
-
-/** Frontmatter every page view starts with. */
-export function pageFrontmatter(
-  url: PageUrl,
-  doc: Document,
-  cached: boolean,
-  fullPage = false,
-): Frontmatter {
-  const fm = new Frontmatter();
-  try {
-    fm.set("source", trusted.url(url.href));
-  } catch {
-    // file:// URLs (CLI) are not http(s): name the document by its path instead.
-    fm.set("source", trusted.echo(url.href, 1000));
-  }
-  if (doc.url !== url.page) {
-    try {
-      fm.set("final_url", trusted.url(doc.url));
-    } catch { /* not http(s) */ }
-  }
-  fm.set("content_type", trusted.oneOf(CONTENT_KINDS, doc.kind));
-  if (doc.kind === "pdf" && doc.pages !== undefined) fm.set("pages", doc.pages);
-  if (cached) fm.set("cached", true);
-  if (fullPage) fm.set("full_page", true);
-  else if (doc.kind === "html" && doc.droppedShare >= DROPPED_NOTE_SHARE) {
-    const percent = Math.round(doc.droppedShare * 100);
-    fm.set("dropped_text_share", Math.round(doc.droppedShare * 100) / 100);
-    fm.append(
-      "note",
-      trusted
-        .text`main-content extraction left out ${percent}% of the page's text (menus, sidebars, related links, comments); pass full_page=true (CLI: --full-page) to get the whole page`,
-    );
-  }
-  for (const fact of doc.facts) {
-    if ((APPEND_KEYS as readonly string[]).includes(fact.key)) {
-      const values = Array.isArray(fact.value) ? fact.value : [fact.value];
-      for (const v of values) if (isTrusted(v)) fm.append(fact.key as AppendKey, v);
-    } else fm.set(fact.key, fact.value);
-  }
-  if (doc.degraded) {
-    fm.append(
-      "warning",
-      trusted
-        .text`fetched through a proxy: the proxy resolved the host, so the private-address check could not be enforced`,
-    );
-  }
-  return fm;
-}
 
 /**
  * Puts the work a Document describes on the research shelf (inspecting one
@@ -162,12 +93,8 @@ export async function loadPage(
 }
 
 /** The answer for a page that is an empty JavaScript shell. */
-export function shellAnswer(ctx: ToolContext, fm: Frontmatter): ToolResult {
-  fm.append(
-    "hint",
-    trusted
-      .text`this page builds its content with JavaScript and has none of its own; retry with requires_js=true`,
-  );
+export function shellAnswer(ctx: ToolContext, fm: Frontmatter, hints: HintContext): ToolResult {
+  fm.append("hint", trusted.echo(renderMessage(shellHint(), hints), 2000));
   return ctx.respond({ frontmatter: fm });
 }
 

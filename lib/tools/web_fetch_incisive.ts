@@ -13,25 +13,7 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { Document } from "../content/document.ts";
-import {
-  cutToBudget,
-  findSections,
-  OUTLINE_WINDOW,
-  renderSlices,
-  sectionLine,
-  sectionsView,
-  sliceEntries,
-} from "../content/views.ts";
-import {
-  ELISION,
-  extractForQuery,
-  QUERY_DEFAULT_TOKENS,
-  QUERY_MAX_TOKENS,
-  QUERY_MIN_TOKENS,
-} from "../content/query_extract.ts";
-import { estimateTokens } from "../content/tokens.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../envelope/trusted.ts";
@@ -54,9 +36,19 @@ import {
   type RenderInfo,
 } from "../render/document.ts";
 import type { Action } from "../render/render.ts";
-
+import type { HintContext } from "../views/hints.ts";
 import {
-  FULL_PAGE_DESCRIPTION,
+  chooseView,
+  DEFAULT_MAX_ELEMENTS,
+  DEFAULT_MAX_TOKENS,
+  MAX_MAX_TOKENS,
+  type PageRequest,
+  pageRequestSchema,
+  QUERY_DEFAULT_TOKENS,
+} from "../views/request.ts";
+import { view, type ViewResult } from "../views/view.ts";
+import { envelopeSpec } from "../views/page.ts";
+import {
   isEmpty,
   type Loader,
   loadPage,
@@ -64,24 +56,18 @@ import {
   type PageUrl,
   pageUrl,
   READS_THE_WEB,
-  setExtractFields,
   shellAnswer,
   shelveCitation,
-  toolRef,
   webLoader,
 } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
-/** Default cap on the interactive-elements list of a rendered page. */
-export const DEFAULT_MAX_ELEMENTS = 25;
+export { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_TOKENS };
 
 registerTip(
   "incisive_premature_render",
   "requires_js starts a headless browser and takes seconds; the static fetch (without requires_js) is much cheaper and says when a page needs JavaScript",
 );
-
-/** Default budget of a view, in tokens. */
-export const DEFAULT_MAX_TOKENS = 5000;
 
 /** The search language, as tool descriptions show it. */
 export const SEARCH_GRAMMAR = `search= operators:
@@ -97,120 +83,50 @@ Matching is case-insensitive, without stemming (search both 'prompt' and
 cannot be parsed are dropped and reported. Chinese, Japanese, Korean and
 Thai terms match inside runs of text: write them as they appear.`;
 
-const actionSchema = z.object({
-  type: z.enum(["click", "fill", "select", "wait"]).describe("what to do"),
-  selector: z.string().describe("CSS selector of the element"),
-  value: z.string().optional().describe("text to fill or option to select"),
-});
+/** Arguments of the tool: the page request. */
+export type IncisiveArgs = PageRequest;
 
-const schema = z.object({
-  url: z.string().describe("http(s) URL; a #fragment selects that section"),
-  max_tokens: z.number().int().min(50).max(25000).optional()
-    .describe(
-      `token budget of the answer (default ${DEFAULT_MAX_TOKENS}; with query: default ${QUERY_DEFAULT_TOKENS}, ${QUERY_MIN_TOKENS} to ${QUERY_MAX_TOKENS})`,
-    ),
-  query: z.string().max(2000).optional().describe(
-    "a question in plain words: returns only the sections that answer it, within max_tokens",
-  ),
-  section: z.union([z.string(), z.array(z.string()).max(50)]).optional()
-    .describe("section(s) to return: heading text, slug or id (as listed by the outline)"),
-  auto_expand: z.boolean().optional().describe(
-    "with section: include everything filed under the heading",
-  ),
-  search: z.string().max(2000).optional().describe("keyword query over the page's slices"),
-  slices: z.union([z.number().int(), z.array(z.number().int()).max(100)]).optional()
-    .describe("slice indexes to return (from search results, to read neighbours)"),
-  requires_js: z.boolean().optional().describe("render the page in a headless browser first"),
-  actions: z.array(actionSchema).max(20).optional().describe(
-    "clicks, fills, selects and waits to perform in order before reading (implies requires_js)",
-  ),
-  max_elements: z.number().int().min(0).max(200).optional().describe(
-    `with requires_js/actions: how many of the page's interactive elements to list (default ${DEFAULT_MAX_ELEMENTS}; 0 omits the list)`,
-  ),
-  allow_offsite: z.boolean().optional().describe(
-    "with requires_js/actions: let the page navigate to other hosts (default: stay on the requested host)",
-  ),
-  full_page: z.boolean().optional().describe(FULL_PAGE_DESCRIPTION),
-});
-
-/** Arguments of the tool. */
-export type IncisiveArgs = z.infer<typeof schema>;
-
-function list<T>(value: T | T[] | undefined): T[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
+/** The hint context of the MCP page tools in `ctx`'s profile. */
+export function mcpHints(ctx: ToolContext, current: "page" | "outline"): HintContext {
+  return {
+    face: "mcp",
+    current,
+    toolName: (t) => {
+      const key = t === "page" ? "web_fetch_incisive" : "web_fetch_sections";
+      return ctx.toolName(key) ?? key;
+    },
+  };
 }
 
-function sectionList(doc: Document, limit = OUTLINE_WINDOW): string {
-  const minLevel = doc.sections.reduce((m, s) => Math.min(m, s.level), 6);
-  const lines = doc.sections.slice(0, limit).map((s) => sectionLine(doc, s.index, minLevel));
-  if (doc.sections.length > limit) lines.push(`(… ${doc.sections.length - limit} more sections)`);
-  return lines.join("\n");
-}
+/**
+ * Body caps tried in turn so that the whole envelope (frontmatter, fences and
+ * their margins) fits the response cap without the cap cutting what a hint
+ * promises (the section list at the end).
+ */
+const ENVELOPE_CAPS = [Math.floor(MAX_MAX_TOKENS * 0.85), Math.floor(MAX_MAX_TOKENS * 0.7), 10_000];
+const CAP_READ_ON = trusted
+  .text`the response was cut to fit the size cap; ask for a narrower view (one section, a search, slices) or a smaller budget`;
 
 /** Runs the tool with a loader (the web for MCP, files too for the CLI). */
 export async function runIncisive(
   args: IncisiveArgs,
   ctx: ToolContext,
   load: Loader = webLoader,
+  hints: HintContext = mcpHints(ctx, "page"),
 ): Promise<ToolResult> {
-  const maxTokens = args.max_tokens ?? DEFAULT_MAX_TOKENS;
   const fullPage = args.full_page ?? false;
   const url = pageUrl(args.url, load !== webLoader);
-  const search = args.search?.trim() ? args.search : undefined;
-  const query = args.query?.trim() ? args.query.trim() : undefined;
-  const slices = list(args.slices);
-  let sections = list(args.section).map((s) => s.trim()).filter(Boolean);
-  const warnings: ReturnType<typeof trusted.text>[] = [];
-
   const actions = args.actions ?? [];
   const render = args.requires_js === true || actions.length > 0;
   if (render && load !== webLoader) {
     throw new ToolError(
-      "requires_js and actions render web pages in the MCP server only; fetch without them here",
+      "rendering with JavaScript reads web pages only; read this file without it",
     );
   }
-  if (search !== undefined && slices.length > 0) {
-    throw new ToolError(
-      "search and slices cannot be combined: search finds slices, slices reads them by index; use one",
-    );
-  }
-  if (query !== undefined) {
-    const views = [sections.length > 0 && "section", search !== undefined && "search"]
-      .concat(slices.length > 0 ? ["slices"] : []).filter(Boolean);
-    if (views.length > 0) {
-      throw new ToolError(
-        `query cannot be combined with ${
-          views.join(" or ")
-        }: query picks the sections that answer a question; use one view per call`,
-      );
-    }
-    if (
-      args.max_tokens !== undefined &&
-      (args.max_tokens < QUERY_MIN_TOKENS || args.max_tokens > QUERY_MAX_TOKENS)
-    ) {
-      throw new ToolError(
-        `max_tokens with query must be between ${QUERY_MIN_TOKENS} and ${QUERY_MAX_TOKENS} (got ${args.max_tokens}); leave it out for the default of ${QUERY_DEFAULT_TOKENS}`,
-      );
-    }
-    if (url.fragment !== undefined) {
-      warnings.push(trusted.text`the URL fragment was ignored because query was given`);
-    }
-  } else if (url.fragment !== undefined && sections.length > 0) {
-    warnings.push(trusted.text`the URL fragment was ignored because section was given`);
-  } else if (
-    url.fragment !== undefined && search === undefined && slices.length === 0 &&
-    !ownsFragment(url.page, url.fragment)
-  ) {
-    sections = [url.fragment];
-  }
-  if (sections.length > 0 && (search !== undefined || slices.length > 0)) {
-    throw new ToolError(
-      "section cannot be combined with search or slices (a URL #fragment counts as a section); use one view per call",
-    );
-  }
-  const constrained = sections.length > 0 || search !== undefined || slices.length > 0 ||
-    query !== undefined;
+  // Checks the views before anything is fetched (conflicts are the caller's to fix).
+  const owns = ownsFragment(url.page, url.fragment);
+  const probe = chooseView(args, url.fragment, owns).view.kind;
+  const constrained = probe !== "page";
   // First-party sources answer from their APIs even when rendering was asked for.
   const viaSource = render && sourceName(url.page) !== "web";
   let rendered: RenderedLoad | undefined;
@@ -225,44 +141,46 @@ export async function runIncisive(
     fullPage,
   );
   const { cached } = loaded;
-  if (viaSource) {
-    warnings.push(
-      trusted
-        .text`this URL is served from its source's API, so requires_js and actions were not used`,
-    );
-  }
   // A fragment the source reads itself (GitHub's #L10-L20) selects its view of the cached page.
   // (Only for the whole-view answer: the other views re-store the Document they index.)
   const doc = (!constrained && await fragmentView(url.page, loaded.doc, url.fragment)) ||
     loaded.doc;
-  const fm = pageFrontmatter(url, doc, cached, fullPage);
+  const fm = pageFrontmatter(url, doc, cached, fullPage, hints);
   await shelveCitation(doc, fm);
-  for (const w of warnings) fm.append("warning", w);
+  if (viaSource) {
+    fm.append(
+      "warning",
+      trusted
+        .text`this URL is served from its source's API, so rendering and actions were not used`,
+    );
+  }
   if (rendered) {
     rendered.describe(fm);
     if (rendered.premature) fm.tip("incisive_premature_render");
-    const view = search !== undefined || slices.length > 0;
     const max = args.max_elements ?? DEFAULT_MAX_ELEMENTS;
-    if (!view && max > 0) ctx = withElementsFence(ctx, rendered.info.elements, max);
+    if (probe !== "search" && probe !== "slices" && max > 0) {
+      ctx = withElementsFence(ctx, rendered.info.elements, max);
+    }
     ctx = afterRespond(ctx, rendered.recount);
   }
   if (isEmpty(doc)) {
-    if (doc.jsShell) return shellAnswer(ctx, fm);
+    if (doc.jsShell) return shellAnswer(ctx, fm, hints);
     throw new ToolError(
       `no text could be extracted from ${url.page}; the page may be an image, a form or empty`,
     );
   }
-  if (query !== undefined) {
-    return queryAnswer(doc, url, fullPage, fm, query, args.max_tokens ?? QUERY_DEFAULT_TOKENS, ctx);
+  const options = { fragment: url.fragment, sourceOwnsFragment: owns };
+  let result: ToolResult | undefined;
+  for (const cap of ENVELOPE_CAPS) {
+    const r: ViewResult = view(doc, args, { ...options, cap });
+    if (r.grewIndex) recount(url.page, doc, fullPage);
+    result = ctx.respond({
+      ...envelopeSpec(fm.clone(), r, hints, doc.title),
+      readOn: CAP_READ_ON,
+    });
+    if (!result.content[0]?.text.includes(CAP_READ_ON.toString())) break;
   }
-  if (search !== undefined) {
-    return searchAnswer(doc, url, fullPage, fm, search, maxTokens, ctx);
-  }
-  if (slices.length > 0) return slicesAnswer(doc, url, fullPage, fm, slices, maxTokens, ctx);
-  if (sections.length > 0) {
-    return sectionsAnswer(doc, fm, sections, args.auto_expand ?? false, maxTokens, ctx);
-  }
-  return fullAnswer(doc, fm, maxTokens, cached, ctx);
+  return result!;
 }
 
 interface RenderedLoad {
@@ -348,272 +266,7 @@ function withElementsFence(
   };
 }
 
-function fullAnswer(
-  doc: Document,
-  fm: Frontmatter,
-  maxTokens: number,
-  cached: boolean,
-  ctx: ToolContext,
-): ToolResult {
-  const cut = cutToBudget(doc.markdown, maxTokens);
-  fm.set("total_sections", doc.sections.length);
-  if (!cached && doc.sections.length > 3) fm.tip("webfetchsections_scout");
-  let content = cut.text;
-  if (cut.truncated) {
-    fm.set("truncated", true);
-    fm.set("total_tokens", cut.totalTokens);
-    fm.set("returned_tokens", cut.keptTokens);
-    if (doc.sections.length > 0) {
-      fm.append(
-        "hint",
-        trusted
-          .text`the page was cut at ~${cut.keptTokens} of ~${cut.totalTokens} tokens; its sections are listed at the end: read one with section=<name or #id>, or search it with search=`,
-      );
-      content += "\n\n---\n\nSections:\n" + sectionList(doc);
-    } else {
-      fm.append(
-        "hint",
-        trusted
-          .text`the page was cut at ~${cut.keptTokens} of ~${cut.totalTokens} tokens; search it with search=, or raise max_tokens`,
-      );
-    }
-  }
-  return ctx.respond({ frontmatter: fm, fences: [{ content, title: doc.title || undefined }] });
-}
-
-function queryAnswer(
-  doc: Document,
-  url: PageUrl,
-  fullPage: boolean,
-  fm: Frontmatter,
-  query: string,
-  budget: number,
-  ctx: ToolContext,
-): ToolResult {
-  const r = extractForQuery(doc, query, budget);
-  recount(url.page, doc, fullPage);
-  fm.set("query", trusted.echo(query, 300));
-  setExtractFields(fm, r);
-  fm.set("total_sections", doc.sections.length);
-  let content = r.text;
-  if (!r.extracted && r.confidence === null) {
-    fm.set("returned_tokens", r.returnedTokens);
-    fm.append(
-      "note",
-      trusted
-        .text`the page is short (~${r.originalTokens} tokens, within 1.25 × max_tokens or 800), so it is returned whole`,
-    );
-  } else if (!r.extracted) {
-    // No match: the page from the top, cut as the plain view cuts it.
-    const cut = cutToBudget(doc.markdown, Math.max(budget, DEFAULT_MAX_TOKENS));
-    content = cut.text;
-    if (cut.truncated && doc.sections.length > 0) {
-      content += "\n\n---\n\nSections:\n" + sectionList(doc);
-    }
-    fm.set("returned_tokens", estimateTokens(content));
-    if (cut.truncated) fm.set("truncated", true);
-    fm.append(
-      "note",
-      trusted
-        .text`no part of the page matched the question, so this is the page from the top${
-        cut.truncated ? trusted.text`, cut at ~${cut.keptTokens} tokens` : trusted.text``
-      }, not an extract`,
-    );
-    fm.append(
-      "hint",
-      trusted
-        .text`ask again with words the page would use, or call ${
-        toolRef(ctx, "web_fetch_sections")
-      } to scout its outline`,
-    );
-  } else {
-    fm.set("returned_tokens", r.returnedTokens);
-    if (r.overBudget) {
-      fm.append(
-        "note",
-        trusted
-          .text`the best passage is one block (code, table, list or quote) larger than max_tokens, returned whole rather than cut`,
-      );
-    }
-    if (r.confidence === "medium") {
-      fm.append(
-        "hint",
-        trusted
-          .text`the best section covers less than half of the question's words: check the answer, or rephrase with the page's own terms`,
-      );
-    }
-    fm.append(
-      "hint",
-      trusted
-        .text`text left out is marked ${
-        trusted.echo(ELISION, 8)
-      }; read a whole section with section=<heading>, or find exact words with search=`,
-    );
-  }
-  return ctx.respond({ frontmatter: fm, fences: [{ content, title: doc.title || undefined }] });
-}
-
-function sectionsAnswer(
-  doc: Document,
-  fm: Frontmatter,
-  requests: string[],
-  autoExpand: boolean,
-  maxTokens: number,
-  ctx: ToolContext,
-): ToolResult {
-  const lookups = findSections(doc, requests);
-  const found = lookups.filter((l) => l.index !== undefined).map((l) => l.index!);
-  const missing = lookups.filter((l) => l.index === undefined);
-  fm.set("total_sections", doc.sections.length);
-  const parts: { content: string; title?: string; label?: string }[] = [];
-  if (found.length > 0) {
-    const view = sectionsView(doc, found, autoExpand);
-    fm.set("sections_returned", view.returned.length);
-    const cut = cutToBudget(view.text, maxTokens);
-    if (cut.truncated) {
-      fm.set("truncated", true);
-      fm.set("total_tokens", cut.totalTokens);
-      fm.set("returned_tokens", cut.keptTokens);
-      fm.append(
-        "hint",
-        trusted
-          .text`the sections were cut at ~${cut.keptTokens} tokens; raise max_tokens or request fewer, smaller sections`,
-      );
-    }
-    if (view.withChildren.length > 0) {
-      fm.append(
-        "note",
-        trusted
-          .text`returned each heading's own text only; its subsections are separate: request them by name, or pass auto_expand=true to include everything under the heading`,
-      );
-    }
-    if (view.absorbed.length > 0) {
-      fm.append(
-        "note",
-        trusted
-          .text`${view.absorbed.length} requested section(s) were already inside a broader one returned with auto_expand`,
-      );
-    }
-    if (view.dividers.length > 0) {
-      fm.append(
-        "note",
-        trusted
-          .text`${view.dividers.length} returned section(s) have no text of their own (heading-only dividers); call ${
-          toolRef(ctx, "web_fetch_sections")
-        } to find the sections under them, or use auto_expand=true`,
-      );
-    }
-    parts.push({ content: cut.text, title: doc.title || undefined });
-  }
-  if (missing.length > 0) {
-    fm.set("sections_not_found", missing.map((m) => trusted.echo(m.request, 120)));
-    const lines: string[] = [];
-    const minLevel = doc.sections.reduce((m, s) => Math.min(m, s.level), 6);
-    for (const m of missing) {
-      lines.push(`Closest matches for "${m.request}":`);
-      if (m.suggestions.length === 0) lines.push("  (none)");
-      for (const i of m.suggestions) lines.push("  " + sectionLine(doc, i, minLevel).trimStart());
-    }
-    fm.append(
-      "hint",
-      trusted
-        .text`some sections were not found; the closest headings are listed in the fenced text, or call ${
-        toolRef(ctx, "web_fetch_sections")
-      } for the full outline`,
-    );
-    parts.push({ content: lines.join("\n"), label: "untrusted content: closest section names" });
-  }
-  return ctx.respond({ frontmatter: fm, fences: parts });
-}
-
-function searchAnswer(
-  doc: Document,
-  url: PageUrl,
-  fullPage: boolean,
-  fm: Frontmatter,
-  query: string,
-  maxTokens: number,
-  ctx: ToolContext,
-): ToolResult {
-  const outcome = doc.index.search(query);
-  recount(url.page, doc, fullPage);
-  fm.set("total_slices", doc.slices.length);
-  fm.set("search", trusted.echo(query, 300));
-  for (const w of outcome.warnings) {
-    fm.append("warning", trusted.text`search: ${trusted.echo(w, 200)}`);
-  }
-  if (outcome.hits.length === 0) {
-    fm.set("matched_slices", trusted.text`none`);
-    fm.append(
-      "hint",
-      outcome.empty
-        ? trusted.text`the query had no searchable terms; give words that appear on the page`
-        : trusted
-          .text`no slice matched; try fewer words, other spellings (no stemming: 'parse' does not find 'parsing'), or fuzzy terms like word~`,
-    );
-    return ctx.respond({ frontmatter: fm });
-  }
-  const rendered = renderSlices(sliceEntries(doc, outcome.hits.map((h) => h.index)), maxTokens);
-  fm.set("matched_slices", outcome.hits.map((h) => h.index));
-  if (rendered.shown.length < outcome.hits.length) {
-    fm.set("shown_slices", rendered.shown.length);
-    fm.append(
-      "hint",
-      trusted
-        .text`showing the best ${rendered.shown.length} of ${outcome.hits.length} matching slices within max_tokens; read others with slices=`,
-    );
-  } else fm.append("hint", trusted.text`read neighbouring slices with slices= to see more context`);
-  return ctx.respond({
-    frontmatter: fm,
-    fences: [{ content: rendered.text, title: doc.title || undefined }],
-  });
-}
-
-function slicesAnswer(
-  doc: Document,
-  url: PageUrl,
-  fullPage: boolean,
-  fm: Frontmatter,
-  requested: number[],
-  maxTokens: number,
-  ctx: ToolContext,
-): ToolResult {
-  const total = doc.slices.length;
-  recount(url.page, doc, fullPage);
-  fm.set("total_slices", total);
-  const resolved = requested.map((i) => (i < 0 ? total + i : i));
-  const valid = [...new Set(resolved.filter((i) => i >= 0 && i < total))];
-  const invalid = requested.filter((_, k) => resolved[k] < 0 || resolved[k] >= total);
-  if (invalid.length > 0) {
-    fm.set("slices_not_found", invalid);
-    fm.append(
-      "hint",
-      trusted.text`valid slice indexes are 0 to ${
-        Math.max(0, total - 1)
-      } (or -1 to -${total} from the end)`,
-    );
-  }
-  if (valid.length === 0) return ctx.respond({ frontmatter: fm });
-  const rendered = renderSlices(sliceEntries(doc, valid), maxTokens);
-  fm.set("slices", rendered.shown);
-  if (rendered.shown.length < valid.length) {
-    fm.append(
-      "hint",
-      trusted
-        .text`only ${rendered.shown.length} of ${valid.length} slices fit max_tokens; request the rest separately`,
-    );
-  } else {
-    fm.append(
-      "hint",
-      trusted
-        .text`use search= for keyword search, or slices= with adjacent indexes for more context`,
-    );
-  }
-  return ctx.respond({
-    frontmatter: fm,
-    fences: [{ content: rendered.text, title: doc.title || undefined }],
-  });
-}
+const schema = pageRequestSchema;
 
 const DESCRIPTION = `Read a web page precisely, without a summariser in between: the page is
 fetched once, converted to Markdown with its section tree, cached, and served

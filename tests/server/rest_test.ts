@@ -343,7 +343,7 @@ Deno.test("rest: /api views (section, search, slices, query) and their validatio
       );
       assert.equal(j.json.markdown, r.text);
       assert.equal(j.json.query, "which hemisphere setting");
-      for (const ok of ["64", "20000"]) {
+      for (const ok of ["50", "25000"]) {
         const edge = await get(server, "/api", { url: GUIDE, query: "lantern", max_tokens: ok });
         assert.equal(edge.status, 200, `max_tokens=${ok}`);
       }
@@ -352,12 +352,17 @@ Deno.test("rest: /api views (section, search, slices, query) and their validatio
     });
 
     await t.step("bad max_tokens: 400 with a JSON error saying what is valid", async () => {
-      for (const bad of ["63", "20001", "abc", "1.5", "-100", "0x40"]) {
+      for (const bad of ["49", "25001", "abc", "1.5", "-100", "0x40"]) {
         const r = await get(server, "/api", { url: GUIDE, query: "install", max_tokens: bad });
-        assertJsonError(r, 400, /max_tokens must be a whole number from 64 to 20000/);
-        assert.ok(r.json.error.includes(`'${bad}'`), r.json.error);
+        assertJsonError(
+          r,
+          400,
+          /max_tokens must be a whole number from 50 to 25000/,
+          "bad_max_tokens",
+        );
+        assert.ok(r.json.error.includes(`(got ${bad})`), r.json.error);
       }
-      const noQuery = await get(server, "/api", { url: GUIDE, max_tokens: "20001" });
+      const noQuery = await get(server, "/api", { url: GUIDE, max_tokens: "25001" });
       assert.equal(noQuery.status, 400);
     });
 

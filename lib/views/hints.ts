@@ -1,0 +1,202 @@
+/**
+ * Hints as data. A next step (read a section, the next outline window,
+ * search instead, render with JavaScript, raise the budget, the whole page)
+ * is a value: server-written words around calls and parameters. Each face
+ * renders it in its own terms: MCP as the tool and its parameters in the
+ * profile's names, the CLI as the command line to type, REST as the URL to
+ * request. No face shows another face's parameter names.
+ *
+ * @module
+ */
+import { shellQuote } from "../shell.ts";
+import type { Face } from "./request.ts";
+import { paramName } from "./request.ts";
+
+/** What a hint is: a next step, a note about the answer, or a warning. */
+export type MessageKind = "hint" | "note" | "warning";
+
+/** A value a person fills in (`<name or #id>`), not a literal. */
+export interface Placeholder {
+  /** What to fill in. */
+  placeholder: string;
+}
+
+/** A value of a parameter in a hint. */
+export type HintValue = string | number | boolean | Placeholder;
+
+/** The two page views a call can name. */
+export type Target = "page" | "outline";
+
+/** A parameter reference: `search=` on MCP, `--search` on the CLI. */
+export interface ParamPart {
+  /** The parameter. */
+  param: string;
+  /** Its value, when the hint gives one. */
+  value?: HintValue;
+}
+
+/** A call of a page view with parameters. */
+export interface CallPart {
+  /** Which view. */
+  call: Target;
+  /** Its parameters (the URL is the request's own). */
+  params: Record<string, HintValue>;
+}
+
+/** One piece of a message. */
+export type Part = string | number | ParamPart | CallPart;
+
+/** A message: its kind and its pieces. */
+export interface Message {
+  /** Hint, note or warning. */
+  kind: MessageKind;
+  /** The pieces, in order. */
+  parts: Part[];
+}
+
+/** A value to fill in. */
+export function ph(placeholder: string): Placeholder {
+  return { placeholder };
+}
+
+/** A parameter reference. */
+export function p(key: string, value?: HintValue): ParamPart {
+  return value === undefined ? { param: key } : { param: key, value };
+}
+
+/** A call of the page view (`web_fetch_incisive`, `fetch`, `/api`). */
+export function readPage(params: Record<string, HintValue> = {}): CallPart {
+  return { call: "page", params };
+}
+
+/** A call of the outline view (`web_fetch_sections`, `sections`, `/api/sections`). */
+export function readOutline(params: Record<string, HintValue> = {}): CallPart {
+  return { call: "outline", params };
+}
+
+function build(kind: MessageKind) {
+  return (strings: TemplateStringsArray, ...values: Part[]): Message => {
+    const parts: Part[] = [];
+    strings.forEach((s, i) => {
+      if (s) parts.push(s);
+      if (i < values.length) parts.push(values[i]);
+    });
+    return { kind, parts };
+  };
+}
+
+/** A next-step hint: hint`read one with ${readPage({ section: ph("name") })}`. */
+export const hint: (strings: TemplateStringsArray, ...values: Part[]) => Message = build("hint");
+/** A note about the answer. */
+export const note: (strings: TemplateStringsArray, ...values: Part[]) => Message = build("note");
+/** A warning. */
+export const warning: (strings: TemplateStringsArray, ...values: Part[]) => Message = build(
+  "warning",
+);
+
+/** A plain server-written message with no calls. */
+export function plain(kind: MessageKind, text: string): Message {
+  return { kind, parts: [text] };
+}
+
+/** Where a message is shown, and what its face needs to spell calls. */
+export type HintContext =
+  | {
+    face: "mcp" | "library";
+    /** The view answering (a call of the same view shows only its parameters). */
+    current: Target;
+    /** The profile's tool name for a view. */
+    toolName(target: Target): string;
+  }
+  | {
+    face: "cli";
+    /** How the user runs the CLI: `deno task`, `parkour`, a binary's name. */
+    command: string;
+    /** The page as the user gave it. */
+    target: string;
+  }
+  | {
+    face: "rest";
+    /** The page URL (with its fragment). */
+    url: string;
+  };
+
+function isPlaceholder(v: HintValue): v is Placeholder {
+  return typeof v === "object" && v !== null && "placeholder" in v;
+}
+
+function mcpValue(v: HintValue): string {
+  return isPlaceholder(v) ? `<${v.placeholder}>` : String(v);
+}
+
+function cliArgs(params: Record<string, HintValue>): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (value === true) out.push(paramName("cli", key));
+    else if (value === false) continue;
+    else {
+      out.push(
+        paramName("cli", key),
+        isPlaceholder(value) ? `'<${value.placeholder}>'` : shellQuote(String(value)),
+      );
+    }
+  }
+  return out;
+}
+
+function restQuery(params: Record<string, HintValue>): string {
+  return Object.entries(params).map(([key, value]) =>
+    `&${key}=${isPlaceholder(value) ? `<${value.placeholder}>` : encodeURIComponent(String(value))}`
+  ).join("");
+}
+
+/** One piece, as `ctx`'s face writes it. */
+function renderPart(part: Part, ctx: HintContext): string {
+  if (typeof part === "string") return part;
+  if (typeof part === "number") return String(part);
+  if ("param" in part) {
+    switch (ctx.face) {
+      case "cli": {
+        const args = cliArgs({ [part.param]: part.value ?? true });
+        return part.value === undefined ? paramName("cli", part.param) : args.join(" ");
+      }
+      case "rest":
+        return part.value === undefined
+          ? `${part.param}=`
+          : `${part.param}=${
+            isPlaceholder(part.value) ? `<${part.value.placeholder}>` : String(part.value)
+          }`;
+      default:
+        return part.value === undefined
+          ? `${part.param}=`
+          : `${part.param}=${mcpValue(part.value)}`;
+    }
+  }
+  const entries = Object.entries(part.params);
+  switch (ctx.face) {
+    case "cli": {
+      const sub = part.call === "page" ? "fetch" : "sections";
+      return [ctx.command, sub, shellQuote(ctx.target), ...cliArgs(part.params)].join(" ");
+    }
+    case "rest": {
+      const path = part.call === "page" ? "/api" : "/api/sections";
+      return `${path}?url=${encodeURIComponent(ctx.url)}${restQuery(part.params)}`;
+    }
+    default: {
+      const args = entries.map(([k, v]) => `${k}=${mcpValue(v)}`).join(" ");
+      if (part.call === ctx.current && args) return args;
+      const tool = ctx.toolName(part.call);
+      return args ? `${tool} with ${args}` : tool;
+    }
+  }
+}
+
+/** A message as `ctx`'s face shows it: one line of server-written text. */
+export function renderMessage(message: Message, ctx: HintContext): string {
+  return message.parts.map((part) => renderPart(part, ctx)).join("")
+    // deno-lint-ignore no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}
+
+/** Faces by name, for code that only needs to know which one renders. */
+export type { Face };

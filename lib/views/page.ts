@@ -1,0 +1,154 @@
+/**
+ * What every face says about a page besides its view: the request URL split
+ * into page and fragment, the page's own facts (source, final URL, content
+ * type, cache, extraction share, source facts), and the frontmatter block a
+ * view result becomes, with its hints rendered for one face.
+ *
+ * @module
+ */
+import type { Document } from "../content/document.ts";
+import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
+import type { FencedPart, ResponseSpec } from "../envelope/response.ts";
+import { isTrusted, trusted } from "../envelope/trusted.ts";
+import { checkUrl } from "../net/fetch.ts";
+import { withoutFragment } from "../sources/router.ts";
+import { type HintContext, type Message, renderMessage, warning } from "./hints.ts";
+import type { Fact, ViewResult } from "./view.ts";
+import { droppedNote } from "./view.ts";
+
+/** Document kinds as frontmatter shows them. */
+export const CONTENT_KINDS = ["html", "markdown", "text", "json", "xml", "pdf", "record"] as const;
+
+/** Share of a page's text left out above which the frontmatter says so. */
+export const DROPPED_NOTE_SHARE = 0.3;
+
+/** A request URL split into the page and its fragment. */
+export interface PageUrl {
+  /** The URL as given (fragment included). */
+  href: string;
+  /** Without fragment. */
+  page: string;
+  /** The fragment, decoded, or undefined. */
+  fragment?: string;
+}
+
+/** Checks and splits a request URL; local file URLs are allowed only where `files` is true. */
+export function pageUrl(input: string, files = false): PageUrl {
+  const trimmed = input.trim();
+  if (!(files && trimmed.startsWith("file://"))) checkUrl(trimmed);
+  const hash = trimmed.indexOf("#");
+  let fragment: string | undefined;
+  if (hash >= 0 && hash < trimmed.length - 1) {
+    fragment = trimmed.slice(hash + 1);
+    try {
+      fragment = decodeURIComponent(fragment);
+    } catch { /* keep as is */ }
+  }
+  return { href: trimmed, page: withoutFragment(trimmed), fragment };
+}
+
+/** The facts and messages of a page that every view of it starts with. */
+export interface PageHead {
+  /** Facts, in order. */
+  facts: Fact[];
+  /** Notes and warnings. */
+  messages: Message[];
+}
+
+/** What every view of `doc` says first. */
+export function pageHead(url: PageUrl, doc: Document, cached: boolean, fullPage = false): PageHead {
+  const facts: Fact[] = [];
+  const messages: Message[] = [];
+  try {
+    facts.push(["source", trusted.url(url.href)]);
+  } catch {
+    // file:// URLs (CLI) are not http(s): name the document by its path instead.
+    facts.push(["source", trusted.echo(url.href, 1000)]);
+  }
+  if (doc.url !== url.page) {
+    try {
+      facts.push(["final_url", trusted.url(doc.url)]);
+    } catch { /* not http(s) */ }
+  }
+  facts.push(["content_type", trusted.oneOf(CONTENT_KINDS, doc.kind)]);
+  if (doc.kind === "pdf" && doc.pages !== undefined) facts.push(["pages", doc.pages]);
+  if (cached) facts.push(["cached", true]);
+  if (fullPage) facts.push(["full_page", true]);
+  else if (doc.kind === "html" && doc.droppedShare >= DROPPED_NOTE_SHARE) {
+    facts.push(["dropped_text_share", Math.round(doc.droppedShare * 100) / 100]);
+    messages.push(droppedNote(Math.round(doc.droppedShare * 100)));
+  }
+  if (doc.degraded) {
+    messages.push(
+      warning`fetched through a proxy: the proxy resolved the host, so the private-address check could not be enforced`,
+    );
+  }
+  return { facts, messages };
+}
+
+/** Puts facts and rendered messages into a frontmatter block. */
+export function fillFrontmatter(
+  fm: Frontmatter,
+  facts: readonly Fact[],
+  messages: readonly Message[],
+  ctx: HintContext,
+): Frontmatter {
+  for (const [key, value] of facts) {
+    if (fm.has(key)) continue;
+    fm.set(key, value);
+  }
+  for (const m of messages) fm.append(m.kind, trusted.echo(renderMessage(m, ctx), 2000));
+  return fm;
+}
+
+/** Source facts of a Document (a source's own hints and notes included). */
+export function sourceFacts(fm: Frontmatter, doc: Document): void {
+  for (const fact of doc.facts) {
+    if ((APPEND_KEYS as readonly string[]).includes(fact.key)) {
+      const values = Array.isArray(fact.value) ? fact.value : [fact.value];
+      for (const v of values) if (isTrusted(v)) fm.append(fact.key as AppendKey, v);
+    } else fm.set(fact.key, fact.value);
+  }
+}
+
+/**
+ * The frontmatter every page view starts with, for tools that build their
+ * own answers (the first-party source tools).
+ */
+export function pageFrontmatter(
+  url: PageUrl,
+  doc: Document,
+  cached: boolean,
+  fullPage = false,
+  ctx: HintContext = { face: "mcp", current: "page", toolName: (t) => t },
+): Frontmatter {
+  const head = pageHead(url, doc, cached, fullPage);
+  const fm = new Frontmatter();
+  for (const [key, value] of head.facts) fm.set(key, value);
+  const [warnings, others] = [
+    head.messages.filter((m) => m.kind === "warning"),
+    head.messages.filter((m) => m.kind !== "warning"),
+  ];
+  fillFrontmatter(fm, [], others, ctx);
+  sourceFacts(fm, doc);
+  fillFrontmatter(fm, [], warnings, ctx);
+  return fm;
+}
+
+/**
+ * The envelope of a view result: the page's frontmatter (already holding its
+ * head), the view's facts and messages, the body and the closest names in
+ * fences of their own.
+ */
+export function envelopeSpec(
+  fm: Frontmatter,
+  result: ViewResult,
+  ctx: HintContext,
+  title?: string,
+): ResponseSpec {
+  fillFrontmatter(fm, result.facts, result.messages, ctx);
+  const fences: FencedPart[] = [];
+  if (result.body !== "") fences.push({ content: result.body, title: title || undefined });
+  if (result.extra) fences.push({ content: result.extra.content, label: result.extra.label });
+  return { frontmatter: fm, fences };
+}

@@ -1,0 +1,503 @@
+/**
+ * The one view function: `view(document, request)` turns a Document and a
+ * page request into a structured result (the body, what was returned and
+ * what was cut, sections not found with suggestions, paging, facts for the
+ * frontmatter, hints as data). The MCP tools, the REST API, the CLI and the
+ * library call it and only render its result; nothing here fetches or
+ * formats frontmatter.
+ *
+ * Budgets include everything the view returns: a cut page's section list
+ * and the closest names of sections not found are counted inside
+ * `max_tokens`.
+ *
+ * @module
+ */
+import type { Document } from "../content/document.ts";
+import {
+  ELISION,
+  extractForQuery,
+  QUERY_MAX_TOKENS,
+  type QueryExtraction,
+} from "../content/query_extract.ts";
+import { estimateTokens } from "../content/tokens.ts";
+import {
+  cutToBudget,
+  findSections,
+  outlineView,
+  renderSlices,
+  sectionLine,
+  sectionsView,
+  sliceEntries,
+} from "../content/views.ts";
+import type { FrontmatterValue } from "../envelope/frontmatter.ts";
+import { trusted } from "../envelope/trusted.ts";
+import { hint, type Message, note, ph, readOutline, readPage, warning } from "./hints.ts";
+import {
+  chooseView,
+  DEFAULT_MAX_TOKENS,
+  type OutlineRequest,
+  type PageRequest,
+  QUERY_DEFAULT_TOKENS,
+  type ViewChoice,
+  type ViewKind,
+} from "./request.ts";
+
+/** A frontmatter fact: a key and a trusted value. */
+export type Fact = [key: string, value: FrontmatterValue];
+
+/** A section asked for and not found. */
+export interface NotFound {
+  /** The name as asked. */
+  request: string;
+  /** The closest sections' indexes, best first. */
+  suggestions: number[];
+}
+
+/** What a view produced. */
+export interface ViewResult {
+  /** The view that answered (`outline` for the outline view). */
+  kind: ViewKind | "outline";
+  /** `ok`, or `not_found` when nothing asked for exists (no section, no slice). */
+  status: "ok" | "not_found";
+  /** The page text returned (Markdown; page-derived, so untrusted). */
+  body: string;
+  /** Server-ordered extra page-derived text (closest section names). */
+  extra?: { content: string; label: string };
+  /** Facts for the frontmatter, in order. */
+  facts: Fact[];
+  /** Hints, notes and warnings. */
+  messages: Message[];
+  /** Set when the view had to cut: estimated tokens of the whole and of what was kept. */
+  cut?: { totalTokens: number; keptTokens: number };
+  /** Estimated tokens of everything returned (body and extra). */
+  returnedTokens: number;
+  /** With query: the extraction. */
+  extract?: QueryExtraction;
+  /** The question or search given. */
+  query?: string;
+  /** With section: the sections returned. */
+  sectionsReturned?: number[];
+  /** With section: the names not found. */
+  notFound?: NotFound[];
+  /** With search: every matching slice, best first. */
+  matchedSlices?: number[];
+  /** With search or slices: the slices shown. */
+  shownSlices?: number[];
+  /** With slices: indexes that do not exist. */
+  slicesNotFound?: number[];
+  /** Slices of the page (search and slices). */
+  totalSlices?: number;
+  /** With search: parts of the query that were dropped. */
+  searchWarnings?: string[];
+  /** With the outline: the window shown. */
+  outline?: { window: number; windows: number; clampedFrom?: number; first: number; size: number };
+  /** Whether the view built an index (slices, search, question) the cache should count. */
+  grewIndex: boolean;
+}
+
+/** Settings of a face for {@link view}. */
+export interface ViewOptions {
+  /**
+   * The largest body the face can carry, in tokens (the envelope's
+   * frontmatter and fence margins need the rest of the response cap).
+   */
+  cap?: number;
+  /**
+   * Without `max_tokens`, return the page, sections and slices whole (the
+   * HTTP API and the library: programs asked for the text); search and
+   * questions keep their defaults.
+   */
+  wholeByDefault?: boolean;
+  /** The URL's #fragment. */
+  fragment?: string;
+  /** Whether the page's source reads the fragment itself. */
+  sourceOwnsFragment?: boolean;
+}
+
+const SECTION_LIST_SHARE = 0.25;
+const LIST_HEAD = "\n\n---\n\nSections:\n";
+
+/** The section list that follows a cut page, within `budget` tokens ("" when none fits). */
+function sectionList(doc: Document, budget: number): string {
+  const minLevel = doc.sections.reduce((m, s) => Math.min(m, s.level), 6);
+  const lines: string[] = [];
+  let used = estimateTokens(LIST_HEAD) + 12;
+  for (const s of doc.sections) {
+    const line = sectionLine(doc, s.index, minLevel);
+    const cost = estimateTokens(line) + 1;
+    if (used + cost > budget) break;
+    lines.push(line);
+    used += cost;
+  }
+  if (lines.length === 0) return "";
+  const rest = doc.sections.length - lines.length;
+  if (rest > 0) lines.push(`(… ${rest} more sections in the outline)`);
+  return lines.join("\n");
+}
+
+function base(kind: ViewResult["kind"]): ViewResult {
+  return {
+    kind,
+    status: "ok",
+    body: "",
+    facts: [],
+    messages: [],
+    returnedTokens: 0,
+    grewIndex: false,
+  };
+}
+
+/** The page from the top within `budget`, its section list inside the budget when cut. */
+function pageBody(
+  doc: Document,
+  budget: number,
+): { text: string; cut?: { totalTokens: number; keptTokens: number }; listed: boolean } {
+  const total = estimateTokens(doc.markdown);
+  if (total <= budget) return { text: doc.markdown, listed: false };
+  let list = "";
+  if (doc.sections.length > 0) {
+    list = sectionList(doc, Math.floor(budget * SECTION_LIST_SHARE));
+  }
+  const tail = list ? LIST_HEAD + list : "";
+  const c = cutToBudget(doc.markdown, Math.max(1, budget - estimateTokens(tail)));
+  return {
+    text: c.text + tail,
+    cut: { totalTokens: total, keptTokens: c.keptTokens },
+    listed: list !== "",
+  };
+}
+
+function pageView(doc: Document, budget: number): ViewResult {
+  const r = base("page");
+  const b = pageBody(doc, budget);
+  r.body = b.text;
+  r.facts.push(["total_sections", doc.sections.length]);
+  if (b.cut) {
+    r.cut = b.cut;
+    r.facts.push(["truncated", true], ["total_tokens", b.cut.totalTokens]);
+    r.messages.push(
+      b.listed
+        ? hint`the page was cut at ~${b.cut.keptTokens} of ~${b.cut.totalTokens} tokens; its sections are listed at the end: read one with ${
+          readPage({ section: ph("name or #id") })
+        }, or search it with ${readPage({ search: ph("words") })}`
+        : doc.sections.length > 0
+        ? hint`the page was cut at ~${b.cut.keptTokens} of ~${b.cut.totalTokens} tokens; see its sections with ${readOutline()}, or search it with ${
+          readPage({ search: ph("words") })
+        }`
+        : hint`the page was cut at ~${b.cut.keptTokens} of ~${b.cut.totalTokens} tokens; search it with ${
+          readPage({ search: ph("words") })
+        }, or raise the budget with ${readPage({ max_tokens: Math.min(25000, budget * 2) })}`,
+    );
+  }
+  return r;
+}
+
+function queryView(doc: Document, question: string, budget: number): ViewResult {
+  const r = base("query");
+  const x = extractForQuery(doc, question, Math.min(budget, QUERY_MAX_TOKENS));
+  r.grewIndex = true;
+  r.extract = x;
+  r.query = question;
+  r.facts.push(["query", trusted.echo(question, 300)]);
+  r.facts.push(["extracted", x.extracted]);
+  if (x.confidence !== null) {
+    r.facts.push(["extract_confidence", trusted.oneOf(["high", "medium", "low"], x.confidence)]);
+  }
+  r.facts.push(["sections_selected", x.sectionsSelected], ["original_tokens", x.originalTokens]);
+  r.facts.push(["total_sections", doc.sections.length]);
+  r.body = x.text;
+  if (!x.extracted && x.confidence === null) {
+    r.messages.push(
+      note`the page is short (~${x.originalTokens} tokens, within 1.25 × the budget or 800), so it is returned whole`,
+    );
+  } else if (!x.extracted) {
+    // No match: the page from the top, within the same budget.
+    const b = pageBody(doc, budget);
+    r.body = b.text;
+    if (b.cut) {
+      r.cut = b.cut;
+      r.facts.push(["truncated", true]);
+    }
+    r.messages.push(
+      b.cut
+        ? note`no part of the page matched the question, so this is the page from the top, cut at ~${b.cut.keptTokens} tokens, not an extract`
+        : note`no part of the page matched the question, so this is the page from the top, not an extract`,
+    );
+    r.messages.push(
+      hint`ask again with words the page would use, or scout its outline with ${readOutline()}`,
+    );
+  } else {
+    if (x.overBudget) {
+      r.messages.push(
+        note`the best passage is one block (code, table, list or quote) larger than the budget, returned whole rather than cut`,
+      );
+    }
+    if (x.confidence === "medium") {
+      r.messages.push(
+        hint`the best section covers less than half of the question's words: check the answer, or rephrase with the page's own terms`,
+      );
+    }
+    r.messages.push(
+      hint`text left out is marked ${ELISION}; read a whole section with ${
+        readPage({ section: ph("heading") })
+      }, or find exact words with ${readPage({ search: ph("words") })}`,
+    );
+  }
+  return r;
+}
+
+function notFoundText(doc: Document, missing: NotFound[]): string {
+  const minLevel = doc.sections.reduce((m, s) => Math.min(m, s.level), 6);
+  const lines: string[] = [];
+  for (const m of missing) {
+    lines.push(`Closest matches for "${m.request.slice(0, 200)}":`);
+    if (m.suggestions.length === 0) lines.push("  (none)");
+    for (const i of m.suggestions) lines.push("  " + sectionLine(doc, i, minLevel).trimStart());
+  }
+  return lines.join("\n");
+}
+
+function sectionView(
+  doc: Document,
+  v: Extract<ViewChoice, { kind: "section" }>,
+  budget: number,
+): ViewResult {
+  const r = base("section");
+  const lookups = findSections(doc, v.names);
+  const found = lookups.filter((l) => l.index !== undefined).map((l) => l.index!);
+  const missing = lookups.filter((l) => l.index === undefined).map((l) => ({
+    request: l.request,
+    suggestions: l.suggestions,
+  }));
+  r.facts.push(["total_sections", doc.sections.length]);
+  let room = budget;
+  if (missing.length > 0) {
+    r.notFound = missing;
+    const content = notFoundText(doc, missing);
+    r.extra = { content, label: "untrusted content: closest section names" };
+    room -= estimateTokens(content);
+  }
+  if (found.length > 0) {
+    const sv = sectionsView(doc, found, v.autoExpand);
+    r.sectionsReturned = sv.returned;
+    r.facts.push(["sections_returned", sv.returned.length]);
+    const c = cutToBudget(sv.text, Math.max(1, room));
+    r.body = c.text;
+    if (c.truncated) {
+      r.cut = { totalTokens: c.totalTokens, keptTokens: c.keptTokens };
+      r.facts.push(["truncated", true], ["total_tokens", c.totalTokens]);
+      r.messages.push(
+        hint`the sections were cut at ~${c.keptTokens} tokens; raise the budget with ${
+          readPage({ max_tokens: Math.min(25000, budget * 2) })
+        } or request fewer, smaller sections`,
+      );
+    }
+    if (sv.withChildren.length > 0) {
+      r.messages.push(
+        note`returned each heading's own text only; its subsections are separate: request them by name, or include everything under the heading with ${
+          readPage({ auto_expand: true })
+        }`,
+      );
+    }
+    if (sv.absorbed.length > 0) {
+      r.messages.push(
+        note`${sv.absorbed.length} requested section(s) were already inside a broader one returned with auto_expand`,
+      );
+    }
+    if (sv.dividers.length > 0) {
+      r.messages.push(
+        note`${sv.dividers.length} returned section(s) have no text of their own (heading-only dividers); find the sections under them with ${readOutline()}, or use ${
+          readPage({ auto_expand: true })
+        }`,
+      );
+    }
+  } else r.status = "not_found";
+  if (missing.length > 0) {
+    r.facts.push(["sections_not_found", missing.map((m) => trusted.echo(m.request, 120))]);
+    r.messages.push(
+      hint`some sections were not found; the closest headings are listed in the fenced text, or see the full outline with ${readOutline()}`,
+    );
+  }
+  return r;
+}
+
+function searchView(doc: Document, query: string, budget: number): ViewResult {
+  const r = base("search");
+  const outcome = doc.index.search(query);
+  r.grewIndex = true;
+  r.query = query;
+  r.totalSlices = doc.slices.length;
+  r.searchWarnings = outcome.warnings;
+  r.facts.push(["total_slices", doc.slices.length], ["search", trusted.echo(query, 300)]);
+  for (const w of outcome.warnings) {
+    r.messages.push(warning`search: ${trusted.echo(w, 200).toString()}`);
+  }
+  r.matchedSlices = outcome.hits.map((h) => h.index);
+  if (outcome.hits.length === 0) {
+    r.facts.push(["matched_slices", trusted.text`none`]);
+    r.messages.push(
+      outcome.empty
+        ? hint`the query had no searchable terms; give words that appear on the page`
+        : hint`no slice matched; try fewer words, other spellings (no stemming: 'parse' does not find 'parsing'), or fuzzy terms like word~`,
+    );
+    return r;
+  }
+  const rendered = renderSlices(sliceEntries(doc, r.matchedSlices), budget);
+  r.body = rendered.text;
+  r.shownSlices = rendered.shown;
+  r.facts.push(["matched_slices", r.matchedSlices]);
+  if (rendered.shown.length < outcome.hits.length) {
+    r.facts.push(["shown_slices", rendered.shown.length]);
+    r.messages.push(
+      hint`showing the best ${rendered.shown.length} of ${outcome.hits.length} matching slices within the budget; read others with ${
+        readPage({ slices: ph("N,M") })
+      }`,
+    );
+  } else {
+    r.messages.push(
+      hint`read neighbouring slices with ${readPage({ slices: ph("N,M") })} to see more context`,
+    );
+  }
+  return r;
+}
+
+function slicesView(doc: Document, requested: number[], budget: number): ViewResult {
+  const r = base("slices");
+  const total = doc.slices.length;
+  r.grewIndex = true;
+  r.totalSlices = total;
+  r.facts.push(["total_slices", total]);
+  const resolved = requested.map((i) => (i < 0 ? total + i : i));
+  const valid = [...new Set(resolved.filter((i) => i >= 0 && i < total))];
+  const invalid = requested.filter((_, k) => resolved[k] < 0 || resolved[k] >= total);
+  if (invalid.length > 0) {
+    r.slicesNotFound = invalid;
+    r.facts.push(["slices_not_found", invalid]);
+    r.messages.push(
+      hint`valid slice indexes are 0 to ${
+        Math.max(0, total - 1)
+      } (or -1 to -${total} from the end)`,
+    );
+  }
+  if (valid.length === 0) {
+    r.status = "not_found";
+    return r;
+  }
+  const rendered = renderSlices(sliceEntries(doc, valid), budget);
+  r.body = rendered.text;
+  r.shownSlices = rendered.shown;
+  r.facts.push(["slices", rendered.shown]);
+  r.messages.push(
+    rendered.shown.length < valid.length
+      ? hint`only ${rendered.shown.length} of ${valid.length} slices fit the budget; request the rest separately`
+      : hint`use ${readPage({ search: ph("words") })} for keyword search, or ${
+        readPage({ slices: ph("N,M") })
+      } with adjacent indexes for more context`,
+  );
+  return r;
+}
+
+/**
+ * The view a page request asks for, on `doc`. Throws a `RequestError` for
+ * a request that names conflicting views.
+ */
+export function view(doc: Document, req: PageRequest, options: ViewOptions = {}): ViewResult {
+  const chosen = chooseView(req, options.fragment, options.sourceOwnsFragment);
+  const cap = options.cap ?? Infinity;
+  const v = chosen.view;
+  const asked = req.max_tokens;
+  const whole = options.wholeByDefault && v.kind !== "query" && v.kind !== "search";
+  const budget = Math.min(
+    cap,
+    asked ??
+      (v.kind === "query" ? QUERY_DEFAULT_TOKENS : whole ? Infinity : DEFAULT_MAX_TOKENS),
+  );
+  let r: ViewResult;
+  switch (v.kind) {
+    case "page":
+      r = pageView(doc, budget);
+      break;
+    case "query":
+      r = queryView(doc, v.query, budget);
+      break;
+    case "section":
+      r = sectionView(doc, v, budget);
+      break;
+    case "search":
+      r = searchView(doc, v.query, budget);
+      break;
+    case "slices":
+      r = slicesView(doc, v.indexes, budget);
+      break;
+  }
+  for (const w of chosen.warnings) r.messages.unshift(warning`${w}`);
+  r.returnedTokens = estimateTokens(r.body) + (r.extra ? estimateTokens(r.extra.content) : 0);
+  if (r.cut || r.extra || v.kind === "query") r.facts.push(["returned_tokens", r.returnedTokens]);
+  return r;
+}
+
+/** The outline view: a window of the section tree with each section's address. */
+export function outline(
+  doc: Document,
+  req: Pick<OutlineRequest, "slice">,
+  options: { fragment?: string; window?: number } = {},
+): ViewResult {
+  const r = base("outline");
+  r.facts.push(["total_sections", doc.sections.length]);
+  if (doc.sections.length === 0) {
+    r.messages.push(
+      hint`the page has no headings; read it with ${readPage()}, or search it with ${
+        readPage({ search: ph("words") })
+      }`,
+    );
+    return r;
+  }
+  const size = options.window ?? 100;
+  const o = outlineView(doc, req.slice ?? 0, size);
+  r.outline = {
+    window: o.window,
+    windows: o.windows,
+    clampedFrom: o.clampedFrom,
+    first: o.first,
+    size,
+  };
+  if (o.windows > 1) r.facts.push(["slice", o.window], ["total_slices", o.windows]);
+  if (o.clampedFrom !== undefined) {
+    r.messages.push(
+      note`slice ${o.clampedFrom} is out of range and was clamped to ${o.window} (valid: 0 to ${
+        o.windows - 1
+      }, or -1 to -${o.windows})`,
+    );
+  }
+  if (options.fragment !== undefined) {
+    const [lookup] = findSections(doc, [options.fragment]);
+    if (lookup.index === undefined) {
+      r.facts.push(["sections_not_found", [trusted.echo(options.fragment, 120)]]);
+    } else r.facts.push(["fragment_section", lookup.index]);
+  }
+  r.body = o.lines.join("\n");
+  const read = readPage({ section: ph("name or #id") });
+  r.messages.push(
+    o.window < o.windows - 1
+      ? hint`read a section: ${read}; more sections follow: the next window is ${
+        readOutline({ slice: o.window + 1 })
+      }, the last ${readOutline({ slice: -1 })}`
+      : hint`read a section: ${read}`,
+  );
+  r.returnedTokens = estimateTokens(r.body);
+  return r;
+}
+
+/** The hint for a page that is an empty JavaScript shell. */
+export function shellHint(): Message {
+  return hint`this page builds its content with JavaScript and has none of its own; retry with ${
+    readPage({ requires_js: true })
+  }`;
+}
+
+/** The note for a page whose main-content extraction left much out. */
+export function droppedNote(percent: number): Message {
+  return note`main-content extraction left out ${percent}% of the page's text (menus, sidebars, related links, comments); get the whole page with ${
+    readPage({ full_page: true })
+  }`;
+}
