@@ -15,6 +15,8 @@ import { markdownToText } from "../../lib/content/plain_text.ts";
 import { API_PARAMS, createRestApi, REST_PATHS, SECTIONS_PARAMS } from "../../lib/server/rest.ts";
 import type { LoadOptions } from "../../lib/sources/web.ts";
 import { HttpServerProcess, replaySetup } from "../support/process.ts";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { MAX_MAX_TOKENS, MAX_QUERY_CHARS, MIN_MAX_TOKENS } from "../../lib/views/request.ts";
 
 await envelopeReady();
 
@@ -628,6 +630,27 @@ Deno.test("rest: /healthz and /openapi.json", async () => {
     for (const status of ["400", "403", "404", "415", "422", "502", "504"]) {
       assert.ok(api[status], status);
     }
+    // A valid OpenAPI 3.1 document (checked against the official schema).
+    const validator = new Validator();
+    const checked = await validator.validate(spec.json);
+    assert.deepEqual(checked, { valid: true }, JSON.stringify(checked.errors));
+    assert.equal(validator.version, "3.1");
+    // Ranges are the request schema's, not a second copy: max_tokens and the view bounds.
+    const params = spec.json.paths["/api"].get.parameters as {
+      name: string;
+      schema: Record<string, unknown>;
+      style?: string;
+      explode?: boolean;
+    }[];
+    const byName = Object.fromEntries(params.map((p) => [p.name, p]));
+    assert.equal(byName.max_tokens.schema.minimum, MIN_MAX_TOKENS);
+    assert.equal(byName.max_tokens.schema.maximum, MAX_MAX_TOKENS);
+    assert.equal(byName.section.schema.type, "array");
+    assert.equal(byName.section.explode, true, "section repeats");
+    assert.equal(byName.slices.explode, false, "slices are comma-separated");
+    assert.equal(byName.query.schema.maxLength, MAX_QUERY_CHARS);
+    assert.ok(!spec.text.includes("9007199254740991"), "no zod integer artefacts");
+    assert.ok(!spec.text.includes('"$schema"'), "no $schema inside parameters");
     // Every $ref resolves.
     for (const ref of spec.text.matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)) {
       assert.ok(spec.json.components.schemas[ref[1]], ref[1]);
