@@ -28,7 +28,7 @@ import { toolContext, type ToolDefinition, ToolRegistry } from "./lib/tools/regi
 import { runIncisive } from "./lib/tools/web_fetch_incisive.ts";
 import { runSections } from "./lib/tools/web_fetch_sections.ts";
 import { type Loader, webLoader } from "./lib/tools/page_view.ts";
-import type { HintContext } from "./lib/views/hints.ts";
+import type { HintContext } from "./lib/hint.ts";
 import { pageUrl } from "./lib/views/page.ts";
 import {
   chooseView,

@@ -10,7 +10,7 @@ import { ancestry } from "./content/sections.ts";
 import { estimateTokens } from "./content/tokens.ts";
 import { checkUrl, DEFAULT_MAX_BYTES } from "./net/fetch.ts";
 import { loadDocument, ownsFragment, recount, withoutFragment } from "./sources/router.ts";
-import { type HintContext, renderMessage } from "./views/hints.ts";
+import { type HintContext, renderMessage } from "./hint.ts";
 import { pageUrl } from "./views/page.ts";
 import {
   pageRequestSchema,

@@ -8,6 +8,7 @@
  * @module
  */
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
+import type { Message } from "../hint.ts";
 import type { CitationInput } from "../shelf/record.ts";
 import { SearchIndex } from "./search.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
@@ -68,6 +69,13 @@ export interface DocumentFact {
   key: string;
   /** Its value: trusted values, numbers and booleans only. */
   value: FrontmatterValue;
+  /**
+   * A hint or note as data: each face renders it in its own terms (the value
+   * holds the MCP wording, for code that reads facts as values).
+   */
+  message?: Message;
+  /** The fact names an MCP tool the other faces do not have: only MCP shows it. */
+  mcpOnly?: boolean;
 }
 
 /** A converted page with its structure. */

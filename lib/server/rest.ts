@@ -39,7 +39,7 @@ import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { log } from "../log.ts";
 import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
 import type { LoadOptions, LoadStage } from "../sources/web.ts";
-import { type HintContext, readOutline, renderMessage } from "../views/hints.ts";
+import { type HintContext, readOutline, renderMessage } from "../hint.ts";
 import { fillFrontmatter, pageHead, type PageUrl, pageUrl } from "../views/page.ts";
 import {
   chooseView,

@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { hint, messageFact, ph, readPage } from "../hint.ts";
 import { Document, type DocumentFact } from "../content/document.ts";
 import { htmlToMarkdown } from "../content/html.ts";
 import { trusted } from "../envelope/trusted.ts";
@@ -443,11 +444,13 @@ export async function loadTopic(ref: TopicRef, options: LoadOptions): Promise<Do
       value: trusted.text`${posts[0].post_number}-${posts[posts.length - 1].post_number}`,
     });
   }
-  facts.push({
-    key: "hint",
-    value: trusted
-      .text`each post is a section named by its number: section=1 is the first post, section=12 the twelfth; search= finds words across posts`,
-  });
+  facts.push(messageFact(
+    hint`each post is a section named by its number: ${
+      readPage({ section: 1 })
+    } is the first post, ${readPage({ section: 12 })} the twelfth; ${
+      readPage({ search: ph("words") })
+    } finds words across posts`,
+  ));
   const remaining = ids.length - (startIndex + taken);
   if (stream.isMegaTopic === true) {
     facts.push({

@@ -20,6 +20,7 @@
  * @module
  */
 
+import { hint, messageFact, ph, readPage } from "../hint.ts";
 import { envelopeReady, yamlModule } from "../envelope/frontmatter.ts";
 import { codeDocument, type CodeFile } from "../content/code.ts";
 import { Document, type DocumentFact, type Sized } from "../content/document.ts";
@@ -182,10 +183,10 @@ export async function loadFile(
   if (tokens > FILE_HINT_TOKENS) {
     file.facts = [
       ...facts,
-      fact(
-        "hint",
-        trusted
-          .text`the file is ~${tokens} tokens (${lineCount} lines); if the answer is cut, select lines with a #L anchor on the URL (e.g. #L100-L200), a definition with section=, or search it with search=`,
+      messageFact(
+        hint`the file is ~${tokens} tokens (${lineCount} lines); if the answer is cut, select lines with a #L anchor on the URL (e.g. #L100-L200), a definition with ${
+          readPage({ section: ph("name") })
+        }, or search it with ${readPage({ search: ph("words") })}`,
       ),
     ];
   }
@@ -308,23 +309,28 @@ export async function loadThread(
   const shown = (paging.page - 1) * paging.limit + commentList.length;
   if (total > shown || reviewList.length === paging.limit) {
     facts.push(
-      fact(
-        "hint",
-        trusted
-          .text`comments ${
-          (paging.page - 1) * paging.limit + 1
-        }-${shown} of ${total} are shown; the github tool (action=${
-          trusted.oneOf(["issue", "pull_request"], pull ? "pull_request" : "issue")
-        }, page=${paging.page + 1}) reads the next page`,
-      ),
+      {
+        mcpOnly: true,
+        ...fact(
+          "hint",
+          trusted
+            .text`comments ${
+            (paging.page - 1) * paging.limit + 1
+          }-${shown} of ${total} are shown; the github tool (action=${
+            trusted.oneOf(["issue", "pull_request"], pull ? "pull_request" : "issue")
+          }, page=${paging.page + 1}) reads the next page`,
+        ),
+      },
     );
   }
   if (rendered.anchors.size > 0) {
     facts.push(
-      fact(
-        "hint",
-        trusted
-          .text`each comment is a section: read one with section='ic_<id>' (review comments 'rc_<id>'), or search the thread with search=`,
+      messageFact(
+        hint`each comment is a section: read one with ${
+          readPage({ section: "ic_<id>" })
+        } (review comments rc_<id>), or search the thread with ${
+          readPage({ search: ph("words") })
+        }`,
       ),
     );
   }
@@ -472,11 +478,14 @@ export async function loadRepo(
   if (cff) facts.push(fact("citation_cff", true));
   if (templates && templates > 0) {
     facts.push(
-      fact(
-        "hint",
-        trusted
-          .text`the repository has a custom issue submission flow: read it with the github tool (action=issue_templates) before filing an issue`,
-      ),
+      {
+        mcpOnly: true,
+        ...fact(
+          "hint",
+          trusted
+            .text`the repository has a custom issue submission flow: read it with the github tool (action=issue_templates) before filing an issue`,
+        ),
+      },
     );
   }
   facts.push(...rateWarnings(main.headers));

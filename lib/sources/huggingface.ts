@@ -565,7 +565,9 @@ function tryT<T>(make: () => T): T | undefined {
 function facts() {
   const list: DocumentFact[] = [];
   const add = (key: string, value: Trusted | number | boolean | undefined) => {
-    if (value !== undefined) list.push({ key, value });
+    // Hints that name the huggingface tool's actions mean nothing on the other faces.
+    const mcpOnly = key === "hint" && /\baction=/.test(String(value));
+    if (value !== undefined) list.push(mcpOnly ? { key, value, mcpOnly } : { key, value });
   };
   return { list, add };
 }

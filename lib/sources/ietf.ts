@@ -518,6 +518,7 @@ export function rfcFacts(record: RfcRecord): DocumentFact[] {
   if (record.errataUrl) facts.push({ key: "errata", value: trusted.url(record.errataUrl) });
   facts.push({
     key: "hint",
+    mcpOnly: true,
     value: trusted
       .text`the rendered RFC is at the full_text URL: fetch it with the page tools to read its sections, or to use search= and query= on it`,
   });
@@ -525,6 +526,7 @@ export function rfcFacts(record: RfcRecord): DocumentFact[] {
     const latest = Math.max(...record.obsoletedBy);
     facts.push({
       key: "hint",
+      mcpOnly: true,
       value: trusted
         .text`this RFC is obsoleted; the current text is RFC ${latest}: call the IETF tool with action=rfc query=${latest}`,
     });
@@ -533,6 +535,7 @@ export function rfcFacts(record: RfcRecord): DocumentFact[] {
     const id = trusted.matching(`${s.series} ${s.number}`, SUBSERIES_ID);
     facts.push({
       key: "hint",
+      mcpOnly: true,
       value: trusted
         .text`part of ${id}: call the IETF tool with action=subseries query='${id}' to list the RFCs of that bundle`,
     });
@@ -728,6 +731,7 @@ export function draftFacts(record: DraftRecord): DocumentFact[] {
   if (record.state === "RFC") {
     facts.push({
       key: "hint",
+      mcpOnly: true,
       value: trusted
         .text`this draft was published as an RFC: find its number with the IETF tool's search action on the title, then read it with action=rfc`,
     });

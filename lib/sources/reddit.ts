@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { hint, messageFact, ph, readOutline, readPage } from "../hint.ts";
 import { Document, type DocumentFact } from "../content/document.ts";
 import { trusted } from "../envelope/trusted.ts";
 import { type Access, RedditContentError, redditJson } from "./reddit_api.ts";
@@ -200,10 +201,10 @@ async function loadPost(
     }
   }
   if (rendered.stats.comments > 0) {
-    facts.push(fact(
-      "hint",
-      trusted
-        .text`Each comment is a section named by its id: section=<id> with auto_expand=true reads that comment and its replies; web_fetch_sections lists the tree`,
+    facts.push(messageFact(
+      hint`Each comment is a section named by its id: ${
+        readPage({ section: ph("id"), auto_expand: true })
+      } reads that comment and its replies; ${readOutline()} lists the tree`,
     ));
   }
   return new Document({

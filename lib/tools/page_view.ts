@@ -13,7 +13,7 @@ import { registerTip } from "../envelope/tips.ts";
 import { type Trusted, trusted } from "../envelope/trusted.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import { loadDocument, type Loaded } from "../sources/router.ts";
-import { type HintContext, renderMessage } from "../views/hints.ts";
+import { type HintContext, renderMessage } from "../hint.ts";
 import {
   CONTENT_KINDS,
   DROPPED_NOTE_SHARE,

@@ -36,7 +36,7 @@ import {
   type RenderInfo,
 } from "../render/document.ts";
 import type { Action } from "../render/render.ts";
-import type { HintContext } from "../views/hints.ts";
+import type { HintContext } from "../hint.ts";
 import {
   chooseView,
   DEFAULT_MAX_ELEMENTS,
@@ -118,7 +118,7 @@ export async function runIncisive(
   const url = pageUrl(args.url, load !== webLoader);
   const actions = args.actions ?? [];
   const render = args.requires_js === true || actions.length > 0;
-  if (render && load !== webLoader) {
+  if (render && url.href.startsWith("file:")) {
     throw new ToolError(
       "rendering with JavaScript reads web pages only; read this file without it",
     );

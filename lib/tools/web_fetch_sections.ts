@@ -7,7 +7,7 @@
  */
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { LARGE_MAX_BYTES } from "../net/fetch.ts";
-import type { HintContext } from "../views/hints.ts";
+import type { HintContext } from "../hint.ts";
 import { envelopeSpec } from "../views/page.ts";
 import { OUTLINE_WINDOW, type OutlineRequest, outlineRequestSchema } from "../views/request.ts";
 import { outline } from "../views/view.ts";

@@ -6,10 +6,9 @@
  * @module
  */
 
-/** The faces a request reaches the views through. */
-export const FACES = ["mcp", "rest", "cli", "library"] as const;
-/** One of {@link FACES}. */
-export type Face = typeof FACES[number];
+import { type Face, FACES, paramName } from "../hint.ts";
+
+export { type Face, FACES, paramName };
 
 // Parameter names inside messages: U+E000 name U+E001, rendered per face.
 const OPEN = "\ue000";
@@ -24,11 +23,6 @@ export function param(key: string): string {
 /** Whether a message names a parameter with a marker. */
 export function hasParam(message: string): boolean {
   return message.includes(OPEN);
-}
-
-/** A parameter name as `face` spells it. */
-export function paramName(face: Face, key: string): string {
-  return face === "cli" ? `--${key.replaceAll("_", "-")}` : key;
 }
 
 /** Replaces the parameter markers of `message` with `face`'s spelling. */

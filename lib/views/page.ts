@@ -12,7 +12,7 @@ import type { FencedPart, ResponseSpec } from "../envelope/response.ts";
 import { isTrusted, trusted } from "../envelope/trusted.ts";
 import { checkUrl } from "../net/fetch.ts";
 import { withoutFragment } from "../sources/router.ts";
-import { type HintContext, type Message, renderMessage, warning } from "./hints.ts";
+import { type HintContext, type Message, renderMessage, warning } from "../hint.ts";
 import type { Fact, ViewResult } from "./view.ts";
 import { droppedNote } from "./view.ts";
 
@@ -101,10 +101,17 @@ export function fillFrontmatter(
   return fm;
 }
 
-/** Source facts of a Document (a source's own hints and notes included). */
-export function sourceFacts(fm: Frontmatter, doc: Document): void {
+/**
+ * Source facts of a Document (a source's own hints and notes included): a
+ * message is rendered for `ctx`'s face, and a fact that names an MCP tool is
+ * left out of the other faces.
+ */
+export function sourceFacts(fm: Frontmatter, doc: Document, ctx: HintContext): void {
   for (const fact of doc.facts) {
-    if ((APPEND_KEYS as readonly string[]).includes(fact.key)) {
+    if (fact.mcpOnly && ctx.face !== "mcp") continue;
+    if (fact.message) {
+      fm.append(fact.message.kind, trusted.echo(renderMessage(fact.message, ctx), 2000));
+    } else if ((APPEND_KEYS as readonly string[]).includes(fact.key)) {
       const values = Array.isArray(fact.value) ? fact.value : [fact.value];
       for (const v of values) if (isTrusted(v)) fm.append(fact.key as AppendKey, v);
     } else fm.set(fact.key, fact.value);
@@ -130,7 +137,7 @@ export function pageFrontmatter(
     head.messages.filter((m) => m.kind !== "warning"),
   ];
   fillFrontmatter(fm, [], others, ctx);
-  sourceFacts(fm, doc);
+  sourceFacts(fm, doc, ctx);
   fillFrontmatter(fm, [], warnings, ctx);
   return fm;
 }

@@ -31,7 +31,7 @@ import {
 } from "../content/views.ts";
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import { trusted } from "../envelope/trusted.ts";
-import { hint, type Message, note, ph, readOutline, readPage, warning } from "./hints.ts";
+import { hint, type Message, note, ph, readOutline, readPage, warning } from "../hint.ts";
 import {
   chooseView,
   DEFAULT_MAX_TOKENS,

@@ -6,11 +6,22 @@
  * profile's names, the CLI as the command line to type, REST as the URL to
  * request. No face shows another face's parameter names.
  *
+ * Hints are vocabulary, like trusted values: sources put them in a
+ * Document's facts, views in their results, and the faces render them.
+ *
  * @module
  */
-import { shellQuote } from "../shell.ts";
-import type { Face } from "./request.ts";
-import { paramName } from "./request.ts";
+import { type Trusted, trusted } from "./envelope/trusted.ts";
+import { shellQuote } from "./shell.ts";
+/** The faces a request reaches the views through. */
+export const FACES = ["mcp", "rest", "cli", "library"] as const;
+/** One of {@link FACES}. */
+export type Face = typeof FACES[number];
+
+/** A parameter name as `face` spells it. */
+export function paramName(face: Face, key: string): string {
+  return face === "cli" ? `--${key.replaceAll("_", "-")}` : key;
+}
 
 /** What a hint is: a next step, a note about the answer, or a warning. */
 export type MessageKind = "hint" | "note" | "warning";
@@ -198,5 +209,22 @@ export function renderMessage(message: Message, ctx: HintContext): string {
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
 }
 
-/** Faces by name, for code that only needs to know which one renders. */
-export type { Face };
+const MCP_WORDS: HintContext = {
+  face: "mcp",
+  current: "page",
+  toolName: (t) => (t === "page" ? "web_fetch_incisive" : "web_fetch_sections"),
+};
+
+/**
+ * A Document fact holding a message (a source's hint or note about reading
+ * its pages): rendered per face; its value is the MCP wording.
+ */
+export function messageFact(
+  message: Message,
+): { key: MessageKind; value: Trusted; message: Message } {
+  return {
+    key: message.kind,
+    value: trusted.echo(renderMessage(message, MCP_WORDS), 2000),
+    message,
+  };
+}
