@@ -21,6 +21,7 @@ import {
   OUTPUT_FORMATS,
   PROFILES,
 } from "./lib/config.ts";
+import type { Flags } from "./lib/flags.ts";
 import { log, setLogLevel } from "./lib/log.ts";
 import { createApp } from "./lib/server/app.ts";
 import { TOOLS } from "./lib/tools/catalog.ts";
@@ -48,7 +49,7 @@ import {
 } from "./lib/views/request.ts";
 import { currentInstallation } from "./lib/install/launch.ts";
 import { shellQuote } from "./lib/shell.ts";
-import { isFileArgument } from "./lib/sources/file_argument.ts";
+import { isFileArgument } from "./lib/sources/file/argument.ts";
 import { parseFences } from "./lib/envelope/fence.ts";
 import { envelopeReady, parseFrontmatter } from "./lib/envelope/frontmatter.ts";
 import type { ToolResult } from "./lib/envelope/response.ts";
@@ -74,8 +75,7 @@ interface FlagSpec {
   repeatable?: boolean;
 }
 
-/** Parsed flags of a command, by flag name (`--target`). */
-export type Flags = Record<string, string | boolean | string[]>;
+export type { Flags };
 
 interface CommandSpec {
   summary: string;
@@ -253,7 +253,7 @@ const DEFAULT_COMMAND = "serve";
 /** Loads URLs from the web and anything else from the file system (CLI only). */
 const cliLoader: Loader = async (url, options) => {
   if (isFileArgument(url)) {
-    const { readFileDocument } = await import("./lib/sources/file.ts");
+    const { readFileDocument } = await import("./lib/sources/file/mod.ts");
     return { doc: await readFileDocument(url, { fullPage: options.fullPage }), cached: false };
   }
   return await webLoader(url, options);

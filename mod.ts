@@ -83,7 +83,7 @@ export {
   type TrustedConstructors,
   type TrustedPart,
   UntrustedValueError,
-} from "./lib/envelope/trusted.ts";
+} from "./lib/trust.ts";
 export {
   fence,
   type FenceOptions,
@@ -123,6 +123,7 @@ export {
   type PageViewRequest,
 } from "./lib/page.ts";
 export { type Face, FACES, RequestError } from "./lib/views/errors.ts";
+export { SourceError, type SourceRemote } from "./lib/sources/errors.ts";
 export type { HttpServerHandle } from "./lib/server/http.ts";
 
 /** Options of {@link createServer}; unset values come from the environment. */

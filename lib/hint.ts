@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { type Trusted, trusted } from "./envelope/trusted.ts";
+import { type Trusted, trusted } from "./trust.ts";
 import { shellQuote } from "./shell.ts";
 /** The faces a request reaches the views through. */
 export const FACES = ["mcp", "rest", "cli", "library"] as const;

@@ -23,7 +23,7 @@
  */
 import { Document, type DocumentFact } from "./document.ts";
 import type { CitationInput } from "../shelf/record.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { languageOf } from "./code_languages.ts";
 import { type Definition, flatten, outline, OutlineUnavailable } from "./code_outline.ts";
 

@@ -48,7 +48,7 @@ function serializer(): YamlModule {
   return YAML;
 }
 import { expandToolRefs } from "../config.ts";
-import { isTrusted, Trusted, trusted, UntrustedValueError } from "./trusted.ts";
+import { isTrusted, Trusted, trusted, UntrustedValueError } from "../trust.ts";
 import { processTipLedger, type TipLedger, tipText } from "./tips.ts";
 
 /** A scalar the frontmatter accepts. */

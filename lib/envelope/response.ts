@@ -9,12 +9,13 @@
  *
  * @module
  */
+import { SourceError, type SourceRemote } from "../sources/errors.ts";
 import { estimateTokens, tokenWeight, truncateToTokens } from "../content/tokens.ts";
 import { htmlToText } from "../content/text.ts";
 import { contentLines, fence, newFenceId, sanitizeLabel } from "./fence.ts";
 import type { Frontmatter, RenderContext } from "./frontmatter.ts";
 import { TipLedger } from "./tips.ts";
-import { type Trusted, trusted } from "./trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 
 /** The largest response, in estimated tokens, whatever the caller asks for. */
 export const RESPONSE_TOKEN_CAP = 25_000;
@@ -159,14 +160,7 @@ function result(text: string, structured?: Record<string, unknown>): ToolResult 
 }
 
 /** Details of a failed upstream response, for {@link errorResult}. */
-export interface RemoteError {
-  /** HTTP status. */
-  status?: number;
-  /** The response body (HTML or text). */
-  body?: string;
-  /** Its media type. */
-  contentType?: string;
-}
+export type RemoteError = SourceRemote;
 
 /** Longest extract of a remote error page shown to the caller. */
 export const ERROR_EXTRACT_CHARS = 600;
@@ -200,16 +194,14 @@ export { sanitizeLabel };
 
 /**
  * An expected failure a handler throws; becomes an {@link errorResult}.
- * The message says what happened and what to try next.
+ * The message says what happened and what to try next. (A source's own
+ * {@link SourceError} becomes the same result.)
  */
-export class ToolError extends Error {
-  /** Upstream error details, if any. */
-  readonly remote?: RemoteError;
+export class ToolError extends SourceError {
   /** Creates the error. */
   constructor(message: string, remote?: RemoteError) {
-    super(message);
+    super(message, remote);
     this.name = "ToolError";
-    this.remote = remote;
   }
 }
 

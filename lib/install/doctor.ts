@@ -14,7 +14,7 @@
  * @module
  */
 import { dropWanted } from "./privileges.ts";
-import type { Flags } from "../../main.ts";
+import type { Flags } from "../flags.ts";
 import { configDir, configFromEnv, env, envFlag, looseMode, oneOf } from "../config.ts";
 import { BIND_NETWORKS, currentInstallation, DENIED_NETWORKS } from "./launch.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";

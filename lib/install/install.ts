@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Flags } from "../../main.ts";
+import type { Flags } from "../flags.ts";
 import { configDir, ConfigError } from "../config.ts";
 import { SYSTEM_CHROMIUM } from "../render/browser.ts";
 import { CLIENT_IDS, CLIENT_LABELS, type ClientId } from "./clients.ts";

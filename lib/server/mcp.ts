@@ -19,9 +19,10 @@
 import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { OutputFormat } from "../config.ts";
 import { log } from "../log.ts";
-import { capText, errorResult, ToolError, type ToolResult } from "../envelope/response.ts";
+import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
 import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
+import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
 import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/registry.ts";
@@ -191,7 +192,7 @@ export async function runTool(
 /** The error result for an exception thrown by tool `name` (`face` spells parameters). */
 export function toolFailure(name: string, error: unknown, face: Face = "mcp"): ToolResult {
   if (error instanceof RequestError) return errorResult(error.forFace(face));
-  if (error instanceof ToolError) return errorResult(error.message, error.remote);
+  if (error instanceof SourceError) return errorResult(error.message, error.remote);
   if (error instanceof FormatError) return errorResult(error.message);
   if (error instanceof NetError) return errorResult(error.message, error.remote);
   if (error instanceof DOMException && error.name === "AbortError") {

@@ -33,8 +33,9 @@ import type { Document } from "../content/document.ts";
 import type { QueryExtraction } from "../content/query_extract.ts";
 import { htmlToText } from "../content/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { NetError } from "../net/errors.ts";
+import { SourceError } from "../sources/errors.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { log } from "../log.ts";
 import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
@@ -148,7 +149,9 @@ export function errorResponse(error: ApiError): Response {
   return json(error.status, { error: error.message, kind: error.kind, ...error.extra });
 }
 
-function upstreamExcerpt(remote: NetError["remote"]): string | undefined {
+function upstreamExcerpt(
+  remote: { body?: string; contentType?: string } | undefined,
+): string | undefined {
   if (!remote?.body) return undefined;
   const isHtml = /html/i.test(remote.contentType ?? "") ||
     /^\s*<(?:!doctype|html|head|body)/i.test(remote.body);
@@ -205,6 +208,14 @@ export function apiError(error: unknown): ApiError {
       default:
         return new ApiError(502, error.kind, error.message);
     }
+  }
+  if (error instanceof SourceError) {
+    const upstream = error.remote?.status;
+    const status = upstream === 404 || upstream === 410 ? upstream : 502;
+    return new ApiError(status, "source", error.message, {
+      upstream_status: upstream,
+      upstream_excerpt: upstreamExcerpt(error.remote),
+    });
   }
   if (error instanceof Error && error.name === "ContentError") {
     const unsupported = /cannot be read as text/.test(error.message);

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Trusted } from "../envelope/trusted.ts";
+import type { Trusted } from "../trust.ts";
 
 /** A retraction or expression of concern, from CrossRef update records. */
 export interface Retraction {

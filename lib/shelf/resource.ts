@@ -8,7 +8,7 @@
 import { renderRecords } from "../envelope/formats.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { buildResponse, type FencedPart } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { byAdded } from "./merge.ts";
 import { currentShelf } from "./mod.ts";
 import { countsOf } from "./shelf.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Profile } from "../config.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { log } from "../log.ts";
 import { type ImportedRecord, parseImport } from "./json.ts";
 import { lookup, normalizeKey, nowStamp, recordFromInput, upsert } from "./merge.ts";

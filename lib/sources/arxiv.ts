@@ -27,11 +27,11 @@ import {
   XmlError,
   type XmlFault,
 } from "../content/xml.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
 import type { CitationInput, Retraction } from "../shelf/record.ts";
-import { enrichDoi, type Enrichment, formattedCitation } from "./crossref.ts";
+import { enrichDoi, type Enrichment, formattedCitation } from "./doi/crossref.ts";
 import type { Source } from "./router.ts";
 import type { LoadOptions } from "./web.ts";
 

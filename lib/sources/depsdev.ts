@@ -7,7 +7,7 @@
  *   ecosystem aliases (`pip`, `crates`, `golang`, ...), checks the name's
  *   shape for its ecosystem and canonicalises PyPI names;
  * - {@link depsdevGet} GETs an API path through the one network door and
- *   turns every failure into a {@link ToolError} that says what to check;
+ *   turns every failure into a {@link SourceError} that says what to check;
  * - {@link githubScorecard} gives the GitHub tool a repository's Scorecard
  *   summary (cached per repository; never throws).
  *
@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { ToolError } from "../envelope/response.ts";
+import { SourceError } from "./errors.ts";
 import { defaultNet } from "../net/default.ts";
 
 /** The API base. */
@@ -135,17 +135,17 @@ export const QUERY_FORMS =
   "ecosystem/name[@version], e.g. pypi/requests, npm/express@4.18.2, npm/@types/node@20.11.0, " +
   "go/golang.org/x/net@v0.24.0, maven/org.slf4j:slf4j-api@2.0.13, cargo/serde, nuget/Newtonsoft.Json, rubygems/rails";
 
-/** Reads `ecosystem/name[@version]`; throws a {@link ToolError} naming the accepted forms. */
+/** Reads `ecosystem/name[@version]`; throws a {@link SourceError} naming the accepted forms. */
 export function parsePackageQuery(query: string): PackageRef {
   const q = query.trim();
   const slash = q.indexOf("/");
   if (slash <= 0 || slash === q.length - 1) {
-    throw new ToolError(`Invalid query format '${clip(q)}'. Expected ${QUERY_FORMS}`);
+    throw new SourceError(`Invalid query format '${clip(q)}'. Expected ${QUERY_FORMS}`);
   }
   const eco = q.slice(0, slash).toLowerCase();
   const system = ECOSYSTEM_ALIASES[eco];
   if (!system) {
-    throw new ToolError(
+    throw new SourceError(
       `Unknown ecosystem '${clip(q.slice(0, slash), 40)}'. Valid ecosystems: ${ecosystemList()}`,
     );
   }
@@ -156,7 +156,7 @@ export function parsePackageQuery(query: string): PackageRef {
     version = rest.slice(at + 1);
     rest = rest.slice(0, at);
     if (!VERSION_PATTERN.test(version)) {
-      throw new ToolError(
+      throw new SourceError(
         `Malformed version '${
           clip(version, 60)
         }': a version is letters, digits and . + _ ~ ! - (e.g. 1.2.3, 2.0.0rc1, v0.24.0, 1!2.0); expected ${QUERY_FORMS}`,
@@ -165,7 +165,7 @@ export function parsePackageQuery(query: string): PackageRef {
   }
   const shape = NAME_SHAPES[system];
   if (!shape.pattern.test(rest) || rest.length > 300) {
-    throw new ToolError(
+    throw new SourceError(
       `Malformed ${SYSTEM_LABELS[system]} package name '${clip(rest, 80)}': expected ${shape.form}`,
     );
   }
@@ -183,7 +183,7 @@ export function parseAdvisoryId(query: string): string {
   if (GHSA.test(q)) return "GHSA" + q.slice(4).toLowerCase();
   const upperPrefix = q.replace(/^[A-Za-z0-9]+-/, (p) => p.toUpperCase());
   if (ADVISORY_ID_PATTERN.test(upperPrefix)) return upperPrefix;
-  throw new ToolError(
+  throw new SourceError(
     `Malformed advisory id '${
       clip(q, 60)
     }': expected an OSV id such as GHSA-2qrg-x229-3v8q, PYSEC-2021-59, GO-2022-0969 or RUSTSEC-2021-0078 (a version's advisory ids come with action=version)`,
@@ -207,7 +207,7 @@ export function parseProjectId(query: string): string {
   // GitHub names are case-insensitive; deps.dev keys them in lower case.
   if (q.startsWith("github.com/")) q = q.toLowerCase();
   if (!PROJECT_ID_PATTERN.test(q) || q.length > 300) {
-    throw new ToolError(
+    throw new SourceError(
       `Malformed project '${
         clip(query.trim(), 80)
       }': expected github.com/owner/repo, gitlab.com/group/project, bitbucket.org/owner/repo, a URL of one, or owner/repo for GitHub`,
@@ -430,29 +430,29 @@ export async function depsdevGet<T>(
       parsed = undefined;
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      throw new ToolError(
+      throw new SourceError(
         "deps.dev returned a malformed response (not a JSON object); try again later",
       );
     }
     return parsed as T;
   }
   const remote = { status, body: apiMessage(result.text()), contentType: "text/plain" };
-  if (status === 404) throw new ToolError(`Not found on deps.dev. ${notFound}`, remote);
+  if (status === 404) throw new SourceError(`Not found on deps.dev. ${notFound}`, remote);
   if (status === 429) {
-    throw new ToolError(
+    throw new SourceError(
       "Rate limited by deps.dev (HTTP 429) after retries; wait a minute and try again",
     );
   }
   if (status === 400) {
-    throw new ToolError(
+    throw new SourceError(
       `deps.dev rejected the request (HTTP 400); check the name and version. ${notFound}`,
       remote,
     );
   }
   if (status >= 500) {
-    throw new ToolError(`deps.dev failed (HTTP ${status}); try again later`, remote);
+    throw new SourceError(`deps.dev failed (HTTP ${status}); try again later`, remote);
   }
-  throw new ToolError(`deps.dev API returned HTTP ${status}`, remote);
+  throw new SourceError(`deps.dev API returned HTTP ${status}`, remote);
 }
 
 // ---------------------------------------------------------------------------
@@ -514,7 +514,7 @@ export async function githubScorecard(
       signal,
     );
   } catch (error) {
-    if (error instanceof ToolError && error.remote?.status === 404) remember(key, undefined);
+    if (error instanceof SourceError && error.remote?.status === 404) remember(key, undefined);
     return undefined;
   }
   const card = scorecardOf(project);

@@ -27,7 +27,7 @@
 import { hint, messageFact, ph, readPage } from "../hint.ts";
 import { Document, type DocumentFact } from "../content/document.ts";
 import { htmlToMarkdown } from "../content/html.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
 import { DEFAULT_MAX_BYTES, type FetchResult } from "../net/fetch.ts";

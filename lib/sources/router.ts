@@ -12,14 +12,14 @@ import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
-import { ietfSource } from "./ietf.ts";
+import { ietfSource } from "./ietf/mod.ts";
 import { arxivSource } from "./arxiv.ts";
 import { semanticScholarSource } from "./semantic_scholar.ts";
-import { doiSource } from "./doi.ts";
-import { githubSource } from "./github.ts";
-import { huggingfaceSource } from "./huggingface.ts";
-import { redditSource } from "./reddit.ts";
-import { mediawikiSource } from "./mediawiki.ts";
+import { doiSource } from "./doi/mod.ts";
+import { githubSource } from "./github/mod.ts";
+import { huggingfaceSource } from "./huggingface/mod.ts";
+import { redditSource } from "./reddit/mod.ts";
+import { mediawikiSource } from "./mediawiki/mod.ts";
 
 /** A first-party source. */
 export interface Source {

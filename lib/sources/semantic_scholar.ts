@@ -19,11 +19,11 @@
  */
 import { Document, type DocumentFact } from "../content/document.ts";
 import { env, s2ApiKey, s2LicenceAccepted } from "../config.ts";
-import { ToolError } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { SourceError } from "./errors.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import type { CitationInput, Retraction, WorkKind } from "../shelf/record.ts";
-import { enrichDoi, type Enrichment, formattedCitation } from "./crossref.ts";
+import { enrichDoi, type Enrichment, formattedCitation } from "./doi/crossref.ts";
 import type { Source } from "./router.ts";
 import type { LoadOptions } from "./web.ts";
 
@@ -109,11 +109,11 @@ export function s2ApiBase(): string {
   try {
     url = new URL(override);
   } catch {
-    throw new ToolError("PARKOUR_S2_API_BASE is not a valid URL; unset it to use the real API");
+    throw new SourceError("PARKOUR_S2_API_BASE is not a valid URL; unset it to use the real API");
   }
   const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
-    throw new ToolError(
+    throw new SourceError(
       "PARKOUR_S2_API_BASE must be an https URL (or http on 127.0.0.1); unset it to use the real API",
     );
   }
@@ -156,7 +156,7 @@ function apiMessage(body: string): string | undefined {
 
 /**
  * GETs an API path and parses the JSON, turning every failure into a
- * {@link ToolError} that says what to do.
+ * {@link SourceError} that says what to do.
  */
 export async function s2Get<T>(
   path: string,
@@ -168,7 +168,7 @@ export async function s2Get<T>(
   if (key) {
     // Never echo the key: only say what is wrong with it.
     if (!/^[\x21-\x7e]+$/.test(key)) {
-      throw new ToolError(
+      throw new SourceError(
         "S2_API_KEY holds characters an HTTP header cannot carry (spaces, line breaks or non-ASCII); check the key",
       );
     }
@@ -184,7 +184,7 @@ export async function s2Get<T>(
     try {
       return result.json<T>();
     } catch {
-      throw new ToolError(
+      throw new SourceError(
         "Semantic Scholar returned a malformed response (not JSON); try again later",
       );
     }
@@ -192,14 +192,14 @@ export async function s2Get<T>(
   const body = result.text();
   const remote = { status, body: apiMessage(body), contentType: "text/plain" };
   if (status === 404) {
-    throw new ToolError(
+    throw new SourceError(
       "Not found on Semantic Scholar. Check the id; accepted paper ids: " + PAPER_ID_FORMS +
         "; author ids are digits (from author_search)",
       remote,
     );
   }
   if (status === 429) {
-    throw new ToolError(
+    throw new SourceError(
       key
         ? "Rate limited by Semantic Scholar (HTTP 429) even with your API key, after 3 retries. Wait a minute and try again; keys allow about 1 request per second"
         : "Rate limited by Semantic Scholar (HTTP 429) after 3 retries. Requests without an API key share one global pool with every other anonymous user. Wait and try again, or get a free API key at " +
@@ -207,32 +207,32 @@ export async function s2Get<T>(
     );
   }
   if (status === 403 && key) {
-    throw new ToolError(
+    throw new SourceError(
       "Semantic Scholar rejected the API key (HTTP 403): the key in S2_API_KEY is wrong, expired or revoked. Check it, request a new one at " +
         S2_KEY_FORM + ", or unset S2_API_KEY to use the shared pool",
     );
   }
   if (status === 403) {
-    throw new ToolError("Semantic Scholar refused the request (HTTP 403 Forbidden)", remote);
+    throw new SourceError("Semantic Scholar refused the request (HTTP 403 Forbidden)", remote);
   }
   if (status === 400) {
-    throw new ToolError(
+    throw new SourceError(
       "Semantic Scholar rejected the request (HTTP 400); check the id, the query and the fields list",
       remote,
     );
   }
   if (status >= 500) {
-    throw new ToolError(
+    throw new SourceError(
       `Semantic Scholar failed (HTTP ${status}); try again later`,
       remote,
     );
   }
-  throw new ToolError(`Semantic Scholar API returned HTTP ${status}`, remote);
+  throw new SourceError(`Semantic Scholar API returned HTTP ${status}`, remote);
 }
 
 /**
  * A paper id the API accepts, from the forms in {@link PAPER_ID_FORMS}.
- * Throws a {@link ToolError} listing those forms otherwise.
+ * Throws a {@link SourceError} listing those forms otherwise.
  */
 export function normalizePaperId(input: string): string {
   const value = input.trim();
@@ -263,7 +263,7 @@ export function normalizePaperId(input: string): string {
       return `${canonical}:${rest}`;
     }
   }
-  throw new ToolError(
+  throw new SourceError(
     `'${value.slice(0, 200)}' is not a paper id Semantic Scholar accepts. Give ${PAPER_ID_FORMS}`,
   );
 }
@@ -274,7 +274,7 @@ export function normalizeAuthorId(input: string): string {
   const url = AUTHOR_URL.exec(value);
   if (url) return url[1];
   if (DIGITS.test(value)) return value;
-  throw new ToolError(
+  throw new SourceError(
     `'${value.slice(0, 200)}' is not a Semantic Scholar author id. Give the digits from ` +
       "author_search (for example 1741101) or a https://www.semanticscholar.org/author/... URL",
   );
@@ -557,7 +557,7 @@ export function paperView(
 export async function fetchPaperView(id: string, signal?: AbortSignal): Promise<PaperView> {
   const paper = await s2Get<S2Paper>(paperPath(id), [["fields", DETAIL_FIELDS]], signal);
   if (!paper || typeof paper !== "object") {
-    throw new ToolError("Semantic Scholar returned an unexpected response; try again later");
+    throw new SourceError("Semantic Scholar returned an unexpected response; try again later");
   }
   const doi = stringId(paper.externalIds, "DOI");
   let enrichment: Enrichment | undefined;

@@ -18,7 +18,7 @@ import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
 import {
   ACCEPTED_ID_FORMS,

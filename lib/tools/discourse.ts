@@ -15,7 +15,7 @@ import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { cacheKey, pageCache } from "../sources/router.ts";
 import {

@@ -22,16 +22,16 @@ import { cutToBudget } from "../content/views.ts";
 import { Frontmatter, yamlModule } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
-import { loadFile, loadRepo, loadThread, loadTree } from "../sources/github.ts";
+import { type Trusted, trusted } from "../trust.ts";
+import { loadFile, loadRepo, loadThread, loadTree } from "../sources/github/mod.ts";
 import {
   GITHUB_RAW,
   githubJson,
   githubRaw,
   optional,
   rateWarnings,
-} from "../sources/github_api.ts";
-import { arr, day, type Json, num, obj, oneLine, str } from "../sources/github_render.ts";
+} from "../sources/github/api.ts";
+import { arr, day, type Json, num, obj, oneLine, str } from "../sources/github/render.ts";
 import {
   encodePath,
   parseIssueQuery,
@@ -39,7 +39,7 @@ import {
   parsePathQuery,
   parseRepoQuery,
   PATH_FORMS,
-} from "../sources/github_urls.ts";
+} from "../sources/github/urls.ts";
 import { pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 

@@ -23,7 +23,7 @@ import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import {
   ACCEPTED_FORMS,
   HfInputError,
@@ -38,7 +38,7 @@ import {
   searchModels,
   SORTS,
   type Warnings,
-} from "../sources/huggingface.ts";
+} from "../sources/huggingface/mod.ts";
 import { loadDocument } from "../sources/router.ts";
 import { pageFrontmatter, pageUrl } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";

@@ -19,7 +19,7 @@ import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { loadDocument } from "../sources/router.ts";
 import {
@@ -34,7 +34,7 @@ import {
   STATUS_FILTERS,
   type StatusFilter,
   subseriesInfoUrl,
-} from "../sources/ietf.ts";
+} from "../sources/ietf/mod.ts";
 import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
 import { pageFrontmatter, pageUrl, READS_THE_WEB, shelveCitation } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";

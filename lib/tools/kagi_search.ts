@@ -23,7 +23,7 @@ import { OUTPUT_FORMATS } from "../config.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { type FencedPart, ToolError, type ToolResult } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import {
   checkDate,
   checkLens,

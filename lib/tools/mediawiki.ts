@@ -15,7 +15,7 @@ import { OUTPUT_FORMATS } from "../config.ts";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { estimateTokens } from "../content/tokens.ts";
 import {
   articleUrl,
@@ -24,13 +24,13 @@ import {
   titleOfUrl,
   type Wiki,
   wikiFor,
-} from "../sources/mediawiki.ts";
+} from "../sources/mediawiki/mod.ts";
 import {
   citationKey,
   extractReferences,
   renderCitation,
   renderFootnote,
-} from "../sources/mediawiki_refs.ts";
+} from "../sources/mediawiki/refs.ts";
 import { DEFAULT_MAX_TOKENS, runIncisive } from "./web_fetch_incisive.ts";
 import { READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";

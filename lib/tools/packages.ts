@@ -19,7 +19,7 @@ import { OUTPUT_FORMATS } from "../config.ts";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { type FencedPart, ToolError, type ToolResult } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import {
   ADVISORY_ID_PATTERN,
   type AdvisoryResponse,

@@ -10,7 +10,7 @@ import type { QueryExtraction } from "../content/query_extract.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import { loadDocument, type Loaded } from "../sources/router.ts";
 import { type HintContext, renderMessage } from "../hint.ts";

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { type FencedPart, ToolError, type ToolResult } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { toBibtex } from "../shelf/bibtex.ts";
 import { ImportError, toJson } from "../shelf/json.ts";
 import { byAdded, MAX_NOTE, normalizeKey } from "../shelf/merge.ts";

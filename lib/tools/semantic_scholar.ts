@@ -15,7 +15,7 @@ import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import {
   AUTHOR_FIELDS,

@@ -16,7 +16,7 @@
 import type { Document } from "../content/document.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import {
   cacheKey,

@@ -16,7 +16,7 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
+import { type Trusted, trusted } from "../trust.ts";
 import { SearchIndex } from "../content/search.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
@@ -36,7 +36,7 @@ import {
   type VideoInfo,
   watchUrl,
   YoutubeError,
-} from "../sources/youtube.ts";
+} from "../sources/youtube/mod.ts";
 import {
   buildWindows,
   clock,
@@ -44,7 +44,7 @@ import {
   renderWindows,
   TIMESTAMP_MODES,
   type Window,
-} from "../sources/youtube_transcript.ts";
+} from "../sources/youtube/transcript.ts";
 import { READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 

@@ -7,9 +7,9 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
-import { videoId, watchUrl, YoutubeError } from "../sources/youtube.ts";
-import { type Comment, fetchComments, fetchReplies } from "../sources/youtube_comments.ts";
+import { trusted } from "../trust.ts";
+import { videoId, watchUrl, YoutubeError } from "../sources/youtube/mod.ts";
+import { type Comment, fetchComments, fetchReplies } from "../sources/youtube/comments.ts";
 import { READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 

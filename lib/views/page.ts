@@ -9,7 +9,7 @@
 import type { Document } from "../content/document.ts";
 import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
 import type { FencedPart, ResponseSpec } from "../envelope/response.ts";
-import { isTrusted, trusted } from "../envelope/trusted.ts";
+import { isTrusted, trusted } from "../trust.ts";
 import { checkUrl } from "../net/fetch.ts";
 import { withoutFragment } from "../sources/router.ts";
 import { type HintContext, type Message, renderMessage, warning } from "../hint.ts";

@@ -30,7 +30,7 @@ import {
   sliceEntries,
 } from "../content/views.ts";
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
-import { trusted } from "../envelope/trusted.ts";
+import { trusted } from "../trust.ts";
 import { hint, type Message, note, ph, readOutline, readPage, warning } from "../hint.ts";
 import {
   chooseView,

@@ -2,7 +2,7 @@
  * The DOI source end to end: the real server over stdio, driven by the SDK
  * client, replaying fixtures/http/doi (no network). Tests that need the
  * shared real captures are ignored (visibly) without PARKOUR_SHARED_DIR.
- * The pure helpers of lib/sources/crossref.ts and doi.ts are tested last.
+ * The pure helpers of lib/sources/doi/crossref.ts and doi/mod.ts are tested last.
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
@@ -14,8 +14,8 @@ import {
   partialDate,
   printable,
   updatesOf,
-} from "../../lib/sources/crossref.ts";
-import { delegateOf, isDoiUrl, plainAbstract, workKind } from "../../lib/sources/doi.ts";
+} from "../../lib/sources/doi/crossref.ts";
+import { delegateOf, isDoiUrl, plainAbstract, workKind } from "../../lib/sources/doi/mod.ts";
 import { asList, callTool, connectServer } from "../support/mcp_client.ts";
 
 const SHARED = sharedDir() !== undefined;

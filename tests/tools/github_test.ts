@@ -14,9 +14,9 @@ import {
   parseLineAnchor,
   parsePathQuery,
   parseRepoQuery,
-} from "../../lib/sources/github_urls.ts";
-import { citationFromCff, decodeText } from "../../lib/sources/github.ts";
-import { demote } from "../../lib/sources/github_render.ts";
+} from "../../lib/sources/github/urls.ts";
+import { citationFromCff, decodeText } from "../../lib/sources/github/mod.ts";
+import { demote } from "../../lib/sources/github/render.ts";
 import {
   asList,
   callLenient as call,

@@ -10,14 +10,14 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
-import { familyStem, parseHfQuery, parseHfUrl } from "../../lib/sources/huggingface.ts";
+import { familyStem, parseHfQuery, parseHfUrl } from "../../lib/sources/huggingface/mod.ts";
 import {
   analyzeQuant,
   auditAgainstBase,
   type HfSibling,
   partitionCheckpoints,
   quantSummary,
-} from "../../lib/sources/huggingface_quant.ts";
+} from "../../lib/sources/huggingface/quant.ts";
 import {
   type Answer,
   asList,

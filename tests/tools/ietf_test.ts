@@ -13,8 +13,8 @@ import {
   parseDraftName,
   parseRfcNumber,
   parseSubseries,
-} from "../../lib/sources/ietf.ts";
-import { parseXml, readSubseries, XmlError } from "../../lib/sources/ietf_bibxml.ts";
+} from "../../lib/sources/ietf/mod.ts";
+import { parseXml, readSubseries, XmlError } from "../../lib/sources/ietf/bibxml.ts";
 import {
   asList,
   callLenient as call,

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
-import { canonicalTitle, MediaWikiError, wikiHost } from "../../lib/sources/mediawiki.ts";
-import { citationKey, extractReferences } from "../../lib/sources/mediawiki_refs.ts";
+import { canonicalTitle, MediaWikiError, wikiHost } from "../../lib/sources/mediawiki/mod.ts";
+import { citationKey, extractReferences } from "../../lib/sources/mediawiki/refs.ts";
 import {
   asList,
   callLenient as call,

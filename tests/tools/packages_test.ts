@@ -20,7 +20,7 @@ import {
   sourceProject,
   versionPath,
 } from "../../lib/sources/depsdev.ts";
-import { ToolError } from "../../lib/envelope/response.ts";
+import { SourceError } from "../../lib/sources/errors.ts";
 import {
   asList,
   callLenient as call,
@@ -110,7 +110,7 @@ Deno.test("packages parse: bad input names the accepted forms", () => {
   for (const [q, re] of bad) {
     assert.throws(
       () => parsePackageQuery(q),
-      (e: Error) => e instanceof ToolError && re.test(e.message),
+      (e: Error) => e instanceof SourceError && re.test(e.message),
       q,
     );
   }

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
-import { apiPath, parseRedditUrl } from "../../lib/sources/reddit_urls.ts";
-import { flattenHeadings } from "../../lib/sources/reddit_render.ts";
+import { apiPath, parseRedditUrl } from "../../lib/sources/reddit/urls.ts";
+import { flattenHeadings } from "../../lib/sources/reddit/render.ts";
 import {
   asList,
   callLenient as call,

@@ -8,8 +8,12 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { parseFences, parseFrontmatter } from "../../mod.ts";
 import { sharedDir } from "../support/shared.ts";
-import { descriptionChapters, parseYoutubeUrl, YoutubeError } from "../../lib/sources/youtube.ts";
-import { buildWindows, clock } from "../../lib/sources/youtube_transcript.ts";
+import {
+  descriptionChapters,
+  parseYoutubeUrl,
+  YoutubeError,
+} from "../../lib/sources/youtube/mod.ts";
+import { buildWindows, clock } from "../../lib/sources/youtube/transcript.ts";
 import { callTool, connectServer, frontmatterText } from "../support/mcp_client.ts";
 
 const SHARED = sharedDir() !== undefined;

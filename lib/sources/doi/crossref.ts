@@ -21,9 +21,9 @@
  *
  * @module
  */
-import { defaultNet } from "../net/default.ts";
-import type { FetchResult } from "../net/fetch.ts";
-import type { Retraction } from "../shelf/record.ts";
+import { defaultNet } from "../../net/default.ts";
+import type { FetchResult } from "../../net/fetch.ts";
+import type { Retraction } from "../../shelf/record.ts";
 
 /** A correction notice. */
 export interface Correction {

@@ -16,11 +16,11 @@
  *
  * @module
  */
-import { configFile, env, secretFile } from "../config.ts";
-import { log } from "../log.ts";
-import { defaultNet } from "../net/default.ts";
-import { NetError } from "../net/errors.ts";
-import type { FetchResult } from "../net/fetch.ts";
+import { configFile, env, secretFile } from "../../config.ts";
+import { log } from "../../log.ts";
+import { defaultNet } from "../../net/default.ts";
+import { NetError } from "../../net/errors.ts";
+import type { FetchResult } from "../../net/fetch.ts";
 
 /** OAuth API host. */
 export const OAUTH_BASE = "https://oauth.reddit.com";

@@ -16,13 +16,13 @@
  *
  * @module
  */
-import type { DocumentFact } from "../content/document.ts";
-import { configDir, env, secretFileState } from "../config.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
-import { log } from "../log.ts";
-import { defaultNet } from "../net/default.ts";
-import { NetError } from "../net/errors.ts";
-import { DEFAULT_MAX_BYTES, type FetchResult } from "../net/fetch.ts";
+import type { DocumentFact } from "../../content/document.ts";
+import { configDir, env, secretFileState } from "../../config.ts";
+import { type Trusted, trusted } from "../../trust.ts";
+import { log } from "../../log.ts";
+import { defaultNet } from "../../net/default.ts";
+import { NetError } from "../../net/errors.ts";
+import { DEFAULT_MAX_BYTES, type FetchResult } from "../../net/fetch.ts";
 
 /** API base. */
 export const GITHUB_API = "https://api.github.com";

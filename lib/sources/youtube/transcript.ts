@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Chapter, Cue } from "./youtube.ts";
+import type { Chapter, Cue } from "./mod.ts";
 
 /** A window of consecutive cues. */
 export interface Window {

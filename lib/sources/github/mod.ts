@@ -20,23 +20,16 @@
  * @module
  */
 
-import { hint, messageFact, ph, readPage } from "../hint.ts";
-import { envelopeReady, yamlModule } from "../envelope/frontmatter.ts";
-import { codeDocument, type CodeFile } from "../content/code.ts";
-import { Document, type DocumentFact, type Sized } from "../content/document.ts";
-import { ToolError } from "../envelope/response.ts";
-import { trusted } from "../envelope/trusted.ts";
-import { LARGE_MAX_BYTES } from "../net/fetch.ts";
-import type { CitationInput } from "../shelf/record.ts";
-import { githubScorecard } from "./depsdev.ts";
-import {
-  GITHUB_RAW,
-  githubJson,
-  githubRaw,
-  githubToken,
-  optional,
-  rateWarnings,
-} from "./github_api.ts";
+import { hint, messageFact, ph, readPage } from "../../hint.ts";
+import { envelopeReady, yamlModule } from "../../envelope/frontmatter.ts";
+import { codeDocument, type CodeFile } from "../../content/code.ts";
+import { Document, type DocumentFact, type Sized } from "../../content/document.ts";
+import { SourceError } from "../errors.ts";
+import { trusted } from "../../trust.ts";
+import { LARGE_MAX_BYTES } from "../../net/fetch.ts";
+import type { CitationInput } from "../../shelf/record.ts";
+import { githubScorecard } from "../depsdev.ts";
+import { GITHUB_RAW, githubJson, githubRaw, githubToken, optional, rateWarnings } from "./api.ts";
 import {
   arr,
   day,
@@ -54,16 +47,16 @@ import {
   renderTree,
   str,
   threadState,
-} from "./github_render.ts";
+} from "./render.ts";
 import {
   encodePath,
   type GithubTarget,
   type LineRange,
   parseGithubUrl,
   parseLineAnchor,
-} from "./github_urls.ts";
-import type { Source } from "./router.ts";
-import type { LoadOptions } from "./web.ts";
+} from "./urls.ts";
+import type { Source } from "../router.ts";
+import type { LoadOptions } from "../web.ts";
 
 /** Kinds of GitHub Documents, as the frontmatter's `type` says them. */
 export const GITHUB_TYPES = [
@@ -197,7 +190,7 @@ export async function loadFile(
 
 async function linesDocument(file: CodeFile, total: number, range: LineRange): Promise<Document> {
   if (range.from > total) {
-    throw new ToolError(
+    throw new SourceError(
       `lines ${range.from}-${range.to} were requested but ${file.path} has only ${total} lines; use an anchor within #L1-L${total}`,
     );
   }

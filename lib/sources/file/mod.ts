@@ -3,9 +3,9 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
-import { decodeText } from "../net/charset.ts";
-import { ContentError, toDocument } from "../content/pipeline.ts";
+import type { Document } from "../../content/document.ts";
+import { decodeText } from "../../net/charset.ts";
+import { ContentError, toDocument } from "../../content/pipeline.ts";
 
 const TYPES: Record<string, string> = {
   html: "text/html",

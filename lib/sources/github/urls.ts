@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { ToolError } from "../envelope/response.ts";
+import { SourceError } from "../errors.ts";
 
 /** An owner or repository name as GitHub allows them. */
 export const NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$/;
@@ -75,7 +75,7 @@ export type GithubTarget =
   | { kind: "refused"; message: string };
 
 /** Thrown for malformed GitHub input; the message shows the accepted forms. */
-export class GithubInputError extends ToolError {}
+export class GithubInputError extends SourceError {}
 
 function decode(segment: string): string {
   try {

@@ -17,10 +17,10 @@
  *
  * @module
  */
-import { Document, type DocumentFact } from "../content/document.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
-import { NetError } from "../net/errors.ts";
-import type { CitationInput, WorkKind } from "../shelf/record.ts";
+import { Document, type DocumentFact } from "../../content/document.ts";
+import { type Trusted, trusted } from "../../trust.ts";
+import { NetError } from "../../net/errors.ts";
+import type { CitationInput, WorkKind } from "../../shelf/record.ts";
 import {
   type CslItem,
   cslJson,
@@ -36,8 +36,8 @@ import {
   printable,
   SAME_WORK_RELATIONS,
 } from "./crossref.ts";
-import type { Source } from "./router.ts";
-import type { LoadOptions } from "./web.ts";
+import type { Source } from "../router.ts";
+import type { LoadOptions } from "../web.ts";
 
 const HOSTS = new Set(["doi.org", "dx.doi.org", "www.doi.org"]);
 const MAX_AUTHORS = 10;
@@ -465,7 +465,7 @@ export async function loadDoi(url: URL, options: LoadOptions): Promise<Document>
   const delegate = delegateOf(doi);
   if (delegate) {
     // Imported at call time: the router imports this module to list it.
-    const { SOURCES } = await import("./router.ts");
+    const { SOURCES } = await import("../router.ts");
     const source = SOURCES.find((s) => s.name === delegate.source);
     if (source && source.detect(delegate.url)) return await source.load(delegate.url, options);
   }

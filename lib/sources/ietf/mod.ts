@@ -15,20 +15,20 @@
  *
  * @module
  */
-import { s2LicenceAccepted } from "../config.ts";
-import { Document, type DocumentFact } from "../content/document.ts";
-import type { Trusted } from "../envelope/trusted.ts";
-import { trusted } from "../envelope/trusted.ts";
-import { defaultNet } from "../net/default.ts";
-import { NetError } from "../net/errors.ts";
-import type { FetchResult } from "../net/fetch.ts";
-import type { CitationInput } from "../shelf/record.ts";
-import { formattedCitation } from "./crossref.ts";
-import { readSubseries, type SubseriesMember, XmlError } from "./ietf_bibxml.ts";
-import type { Source } from "./router.ts";
-import type { LoadOptions } from "./web.ts";
+import { s2LicenceAccepted } from "../../config.ts";
+import { Document, type DocumentFact } from "../../content/document.ts";
+import type { Trusted } from "../../trust.ts";
+import { trusted } from "../../trust.ts";
+import { defaultNet } from "../../net/default.ts";
+import { NetError } from "../../net/errors.ts";
+import type { FetchResult } from "../../net/fetch.ts";
+import type { CitationInput } from "../../shelf/record.ts";
+import { formattedCitation } from "../doi/crossref.ts";
+import { readSubseries, type SubseriesMember, XmlError } from "./bibxml.ts";
+import type { Source } from "../router.ts";
+import type { LoadOptions } from "../web.ts";
 
-export type { SubseriesMember } from "./ietf_bibxml.ts";
+export type { SubseriesMember } from "./bibxml.ts";
 
 /** The RFC Editor's site. */
 export const RFC_EDITOR = "https://www.rfc-editor.org";

@@ -19,10 +19,10 @@
  *
  * @module
  */
-import { hint, messageFact, ph, readOutline, readPage } from "../hint.ts";
-import { Document, type DocumentFact } from "../content/document.ts";
-import { trusted } from "../envelope/trusted.ts";
-import { type Access, RedditContentError, redditJson } from "./reddit_api.ts";
+import { hint, messageFact, ph, readOutline, readPage } from "../../hint.ts";
+import { Document, type DocumentFact } from "../../content/document.ts";
+import { trusted } from "../../trust.ts";
+import { type Access, RedditContentError, redditJson } from "./api.ts";
 import {
   children,
   dataOf,
@@ -32,7 +32,7 @@ import {
   renderListing,
   renderThread,
   str,
-} from "./reddit_render.ts";
+} from "./render.ts";
 import {
   apiPath,
   canonicalUrl,
@@ -46,9 +46,9 @@ import {
   TIMES,
   USER_TABS,
   USERNAME,
-} from "./reddit_urls.ts";
-import type { Source } from "./router.ts";
-import type { LoadOptions } from "./web.ts";
+} from "./urls.ts";
+import type { Source } from "../router.ts";
+import type { LoadOptions } from "../web.ts";
 
 /** Kinds of Reddit Documents, as the frontmatter's `type` says them. */
 export const REDDIT_TYPES = ["post", "comment", "subreddit", "front_page", "user"] as const;

@@ -19,9 +19,9 @@
  *
  * @module
  */
-import { defaultNet } from "../net/default.ts";
-import { NetError } from "../net/errors.ts";
-import { expectOk, type FetchResult } from "../net/fetch.ts";
+import { defaultNet } from "../../net/default.ts";
+import { NetError } from "../../net/errors.ts";
+import { expectOk, type FetchResult } from "../../net/fetch.ts";
 
 /** Innertube endpoint base. */
 export const INNERTUBE = "https://www.youtube.com/youtubei/v1";

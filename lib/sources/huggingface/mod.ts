@@ -20,13 +20,13 @@
  *
  * @module
  */
-import { codeDocument } from "../content/code.ts";
-import { Document, type DocumentFact } from "../content/document.ts";
-import { type Trusted, trusted } from "../envelope/trusted.ts";
-import { env, secretFile } from "../config.ts";
-import { defaultNet } from "../net/default.ts";
-import { NetError } from "../net/errors.ts";
-import type { FetchResult } from "../net/fetch.ts";
+import { codeDocument } from "../../content/code.ts";
+import { Document, type DocumentFact } from "../../content/document.ts";
+import { type Trusted, trusted } from "../../trust.ts";
+import { env, secretFile } from "../../config.ts";
+import { defaultNet } from "../../net/default.ts";
+import { NetError } from "../../net/errors.ts";
+import type { FetchResult } from "../../net/fetch.ts";
 import {
   analyzeQuant,
   auditAgainstBase,
@@ -40,16 +40,16 @@ import {
   quantSummary,
   type SafetensorsSummary,
   sizeOf,
-} from "./huggingface_quant.ts";
+} from "./quant.ts";
 import {
   headerLength,
   headerMarkdown,
   MAX_HEADER_BYTES,
   parseHeader,
   type SafetensorsHeader,
-} from "./huggingface_safetensors.ts";
-import type { Source } from "./router.ts";
-import type { LoadOptions } from "./web.ts";
+} from "./safetensors.ts";
+import type { Source } from "../router.ts";
+import type { LoadOptions } from "../web.ts";
 
 /** The Hub. */
 export const HUB = "https://huggingface.co";

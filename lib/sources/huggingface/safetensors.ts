@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { dtypeWidth, humanCount } from "./huggingface_quant.ts";
+import { dtypeWidth, humanCount } from "./quant.ts";
 
 /** Largest header read (real headers of sharded checkpoints stay well under this). */
 export const MAX_HEADER_BYTES = 8 * 1024 * 1024;

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { INNERTUBE, innertubePost, YoutubeError } from "./youtube.ts";
+import { INNERTUBE, innertubePost, YoutubeError } from "./mod.ts";
 
 /** One comment. */
 export interface Comment {

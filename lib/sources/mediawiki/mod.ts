@@ -17,16 +17,16 @@
  *
  * @module
  */
-import { Document, type DocumentFact } from "../content/document.ts";
-import { htmlToMarkdown } from "../content/html.ts";
-import type { FurniturePolicy } from "../content/html.ts";
-import { trusted } from "../envelope/trusted.ts";
-import { defaultNet } from "../net/default.ts";
-import { NetError } from "../net/errors.ts";
-import { DEFAULT_MAX_BYTES, type FetchOptions, LARGE_MAX_BYTES } from "../net/fetch.ts";
-import { limitFor } from "../net/limiter.ts";
-import { fetchWebDocument, type LoadOptions } from "./web.ts";
-import type { Source } from "./router.ts";
+import { Document, type DocumentFact } from "../../content/document.ts";
+import { htmlToMarkdown } from "../../content/html.ts";
+import type { FurniturePolicy } from "../../content/html.ts";
+import { trusted } from "../../trust.ts";
+import { defaultNet } from "../../net/default.ts";
+import { NetError } from "../../net/errors.ts";
+import { DEFAULT_MAX_BYTES, type FetchOptions, LARGE_MAX_BYTES } from "../../net/fetch.ts";
+import { limitFor } from "../../net/limiter.ts";
+import { fetchWebDocument, type LoadOptions } from "../web.ts";
+import type { Source } from "../router.ts";
 
 /** Thrown for input the caller can fix (an unknown wiki, a bad title). */
 export class MediaWikiError extends Error {

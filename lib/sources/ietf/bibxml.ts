@@ -17,7 +17,7 @@ import {
   textOf,
   type XmlElement as SharedXmlElement,
   XmlError,
-} from "../content/xml.ts";
+} from "../../content/xml.ts";
 
 /** An XML element as this module's {@link parseXml} gives it: names as written. */
 export interface XmlElement {
@@ -29,7 +29,7 @@ export interface XmlElement {
   children: (XmlElement | string)[];
 }
 
-export { childrenNamed, decodeXmlText, textOf, XmlError } from "../content/xml.ts";
+export { childrenNamed, decodeXmlText, textOf, XmlError } from "../../content/xml.ts";
 
 /** Parses `xml` into its root element (names as written); throws {@link XmlError} on malformed input. */
 export function parseXml(xml: string): XmlElement {
