@@ -30,7 +30,6 @@
  */
 import { z } from "zod";
 import type { Document } from "../content/document.ts";
-import type { QueryExtraction } from "../content/query_extract.ts";
 import { htmlToText } from "../content/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { trusted } from "../trust.ts";
@@ -432,7 +431,7 @@ function frontmatterBlock(a: PageAnswer): string {
   return fm.render();
 }
 
-function snakeExtract(x: QueryExtraction): Record<string, unknown> {
+function snakeExtract(x: NonNullable<ViewResult["extract"]>): Record<string, unknown> {
   return {
     extracted: x.extracted,
     confidence: x.confidence,
