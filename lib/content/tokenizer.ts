@@ -826,7 +826,7 @@ const FORMATTING = new Set([
 ]);
 
 /** What the tree builder reports: open, close, text. */
-type Event = [0, string, Record<string, string>] | [1, string] | [2, string];
+type WalkEvent = [0, string, Record<string, string>] | [1, string] | [2, string];
 
 // Elements that take only table parts; other content is moved before the table.
 const TABLE_CONTEXT = new Set(["table", "tbody", "thead", "tfoot", "tr"]);
@@ -922,7 +922,7 @@ export function walkHtml(
   let flattened = 0; // elements opened beyond MAX_DEPTH
   // Tables are held back until they close, so that what a browser moves out of a table
   // ("foster parenting": text or an element where only table parts may go) can come first.
-  const buffers: Event[][] = []; // one per open table
+  const buffers: WalkEvent[][] = []; // one per open table
   const targets: number[] = []; // per open element: the buffer its content goes to (-1: handler)
   const homes: number[] = []; // per open element: the buffer its own events went to
   let tables = 0; // open HTML tables
@@ -930,7 +930,7 @@ export function walkHtml(
   let framesetOk = true;
   let frameset = false;
 
-  const emit = (target: number, event: Event): void => {
+  const emit = (target: number, event: WalkEvent): void => {
     if (target >= 0) buffers[target].push(event);
     else if (event[0] === 0) handler.open(event[1], event[2]);
     else if (event[0] === 1) handler.close(event[1]);
