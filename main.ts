@@ -381,7 +381,7 @@ function parseFlags(
         continue;
       }
       throw new UsageError(
-        `unexpected argument '${arg}' for '${command}'; run 'parkour ${command} --help'`,
+        `unexpected argument '${arg}' for '${command}'; run '${cliCommand()} ${command} --help'`,
       );
     }
     const eq = arg.indexOf("=");
@@ -430,7 +430,7 @@ function parseFlags(
   }
   if (spec.positional && positional === undefined) {
     throw new UsageError(
-      `'${command}' needs ${spec.positional.name}; run 'parkour ${command} --help'`,
+      `'${command}' needs ${spec.positional.name}; run '${cliCommand()} ${command} --help'`,
     );
   }
   return { flags: out, positional };
