@@ -161,7 +161,7 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
     source: doc.source,
     kind: doc.kind,
     markdown: doc.markdown,
-    tokens: estimateTokens(doc.markdown),
+    tokens: doc.tokens,
     sections: () =>
       doc.sections.map((s) => ({
         index: s.index,

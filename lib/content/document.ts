@@ -11,6 +11,7 @@ import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import type { Message } from "../hint.ts";
 import type { CitationInput } from "../shelf/record.ts";
 import { SearchIndex } from "./search.ts";
+import { estimateTokens } from "./tokens.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
 import { buildSlices, type Slice } from "./slices.ts";
 
@@ -117,6 +118,7 @@ export class Document {
   #slices?: Slice[];
   #index?: SearchIndex;
   #bySlug?: Map<string, number>;
+  #tokens?: number;
   #memos = new Map<symbol, Sized>();
 
   /** Builds the document and its section tree. */
@@ -187,6 +189,11 @@ export class Document {
       }
     }
     return this.#bySlug.get(slug);
+  }
+
+  /** Estimated tokens of the whole Markdown, counted once per Document. */
+  get tokens(): number {
+    return this.#tokens ??= estimateTokens(this.markdown);
   }
 
   /** The section holding the element with `id`, if the page had one. */

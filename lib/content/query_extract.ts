@@ -548,7 +548,7 @@ export function extractForQuery(
   maxTokens: number = QUERY_DEFAULT_TOKENS,
 ): QueryExtraction {
   const budget = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, Math.floor(maxTokens)));
-  const originalTokens = estimateTokens(doc.markdown);
+  const originalTokens = doc.tokens;
   if (originalTokens <= Math.max(800, Math.floor(1.25 * budget))) {
     return whole(doc, null, originalTokens);
   }

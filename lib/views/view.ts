@@ -152,7 +152,7 @@ function pageBody(
   doc: Document,
   budget: number,
 ): { text: string; cut?: { totalTokens: number; keptTokens: number }; listed: boolean } {
-  const total = estimateTokens(doc.markdown);
+  const total = doc.tokens;
   if (total <= budget) return { text: doc.markdown, listed: false };
   let list = "";
   if (doc.sections.length > 0) {
@@ -431,7 +431,8 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
       break;
   }
   for (const w of chosen.warnings) r.messages.unshift(warning`${w}`);
-  r.returnedTokens = estimateTokens(r.body) + (r.extra ? estimateTokens(r.extra.content) : 0);
+  r.returnedTokens = (r.body === doc.markdown ? doc.tokens : estimateTokens(r.body)) +
+    (r.extra ? estimateTokens(r.extra.content) : 0);
   if (r.cut || r.extra || v.kind === "query") r.facts.push(["returned_tokens", r.returnedTokens]);
   return r;
 }
