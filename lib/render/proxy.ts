@@ -48,7 +48,7 @@ export function startRenderProxy(guard: GuardOptions): RenderProxy {
       error instanceof Deno.errors.PermissionDenied;
     throw new ToolError(
       denied
-        ? "the renderer's proxy could not listen on 127.0.0.1: this server's launch line denies loopback (--deny-net with 127.0.0.0/8). Rendering needs the line of `deno task start:render` (or `install --render`), which denies the other private networks but leaves 127.0.0.0/8 to the proxy"
+        ? "the renderer's proxy could not listen on 127.0.0.1: this server's launch line denies loopback (--deny-net with 127.0.0.0/8; compiled binaries always do). Rendering needs the line of `deno task start:render` (or `install --render` from a checkout), which denies the other private networks but leaves 127.0.0.0/8 to the proxy"
         : `the renderer's proxy could not listen on 127.0.0.1: ${(error as Error).message}`,
     );
   }
