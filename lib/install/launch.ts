@@ -40,6 +40,15 @@ export const DENIED_NETWORKS: readonly string[] = [
 export const BIND_NETWORKS: readonly string[] = ["0.0.0.0/8", "127.0.0.0/8", "[::1]"];
 
 /**
+ * The entry left out of the list when rendering: the renderer's proxy
+ * listens on 127.0.0.1, and Deno's permissions cannot tell listening from
+ * connecting (a denied network refuses both, and revoking one host of a
+ * broad grant has no effect). The proxy and the network layer still refuse
+ * loopback targets; `0.0.0.0/8` and `[::1]` stay denied at the socket.
+ */
+export const RENDER_NETWORKS: readonly string[] = ["127.0.0.0/8"];
+
+/**
  * Unstable features the server uses: request signals that abort only on
  * disconnect (HTTP), Deno KV (the `kv` shelf) and byte imports (tree-sitter
  * grammars).
@@ -71,7 +80,8 @@ export interface LaunchOptions {
    * Headless rendering: the browser executables Deno may start, the paths
    * Playwright reads to find them (default: the executables), and a
    * private temporary folder; `browser` (written as `PARKOUR_CHROMIUM`)
-   * when the browser is not one the renderer finds by itself.
+   * when the browser is not one the renderer finds by itself. Loopback
+   * ({@link RENDER_NETWORKS}) leaves `--deny-net` for the renderer's proxy.
    */
   render?: { executables: string[]; readPaths?: string[]; tmpDir: string; browser?: string };
   /** Keep private networks reachable at the socket (for `MCP_ALLOW_PRIVATE_IPS=1`). */
@@ -104,9 +114,11 @@ export function parentDir(path: string): string {
 export function permissions(options: LaunchOptions = {}): Permissions {
   const flags = ["--no-prompt", ...UNSTABLE_FLAGS, "--allow-env", "--allow-net"];
   if (!options.allowPrivate) {
-    const deny = options.mode === "http"
-      ? DENIED_NETWORKS.filter((n) => !BIND_NETWORKS.includes(n))
-      : DENIED_NETWORKS;
+    const open = [
+      ...(options.mode === "http" ? BIND_NETWORKS : []),
+      ...(options.render ? RENDER_NETWORKS : []),
+    ];
+    const deny = DENIED_NETWORKS.filter((n) => !open.includes(n));
     flags.push(`--deny-net=${deny.join(",")}`);
   }
   const read: string[] = [];

@@ -216,9 +216,13 @@ function autoInstallRemark(): string {
   return "";
 }
 
-/** Chromium flags: headless, no background traffic of its own. */
+/**
+ * Chromium flags: headless, no background traffic of its own, and WebRTC
+ * kept to what goes through the proxy (no UDP of its own to any address).
+ */
 export const CHROMIUM_ARGS = [
   "--headless",
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",

@@ -12,9 +12,12 @@
  * - once the first page has loaded, the top frame stays on its host unless
  *   the caller allowed leaving it.
  *
- * The browser resolves names again when it connects, so a host whose
- * answer changes between check and connection is not caught here; Deno's
- * own fetches are pinned to the checked addresses (`lib/net/transport.ts`).
+ * Playwright's route handler sees only the first URL of a redirect chain
+ * and never a WebSocket, so it is the polite first layer (clear errors for
+ * the URL asked for). What enforces the rules is the render's proxy
+ * (`proxy.ts`), which every connection of the browser goes through, each
+ * redirect hop and WebSocket included, and which connects only to the
+ * addresses {@link vet} checked.
  *
  * @module
  */
@@ -50,6 +53,57 @@ export function guardOptionsFromEnv(): GuardOptions {
 
 const LOCAL_SCHEMES = new Set(["data:", "blob:", "about:"]);
 
+/** The port of an http(s) URL, the scheme's default when it names none. */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+}
+
+/**
+ * Whether `host`:`port` is an origin listed in `PARKOUR_RENDER_ALLOW_ORIGINS`
+ * (under either scheme: a tunnel names only host and port).
+ */
+function listed(host: string, port: number, options: GuardOptions): boolean {
+  const want = host.toLowerCase();
+  return options.allowedOrigins.some((origin) => {
+    try {
+      const url = new URL(origin);
+      return url.hostname.toLowerCase() === want && portOf(url) === port;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The checked addresses to connect to, or why the host may not be reached. */
+export type Verdict = { addresses: string[] } | { reason: string };
+
+/**
+ * Resolves `host` (a URL hostname: an IPv6 literal in brackets) and checks
+ * every address it has, as `lib/net` does; the caller connects to exactly
+ * the addresses returned (pinned: no second resolution). A listed origin or
+ * `MCP_ALLOW_PRIVATE_IPS=1` skips the check, not the resolution.
+ */
+export async function vet(host: string, port: number, options: GuardOptions): Promise<Verdict> {
+  const literal = ipLiteral(host);
+  let addresses: string[];
+  try {
+    addresses = literal ? [literal] : await options.resolver.resolve(host.replace(/\.$/, ""));
+  } catch {
+    return { reason: `${host} does not resolve` };
+  }
+  if (addresses.length === 0) return { reason: `${host} does not resolve` };
+  if (options.allowPrivate || listed(host, port, options)) return { addresses };
+  for (const address of addresses) {
+    const verdict = classifyAddress(address);
+    if (verdict) {
+      return {
+        reason: `${host}${literal ? "" : ` resolves to ${address}, which`} is a ${verdict} address`,
+      };
+    }
+  }
+  return { addresses };
+}
+
 /** Why the browser may not request `url`, or undefined when it may. */
 export async function refusal(url: string, options: GuardOptions): Promise<string | undefined> {
   let parsed: URL;
@@ -63,21 +117,6 @@ export async function refusal(url: string, options: GuardOptions): Promise<strin
     return `the ${parsed.protocol} scheme is not fetched`;
   }
   if (options.allowPrivate || options.allowedOrigins.includes(parsed.origin)) return undefined;
-  const literal = ipLiteral(parsed.hostname);
-  let addresses: string[];
-  try {
-    addresses = literal ? [literal] : await options.resolver.resolve(parsed.hostname);
-  } catch {
-    return `${parsed.hostname} does not resolve`;
-  }
-  if (addresses.length === 0) return `${parsed.hostname} does not resolve`;
-  for (const address of addresses) {
-    const verdict = classifyAddress(address);
-    if (verdict) {
-      return `${parsed.hostname}${
-        literal ? "" : ` resolves to ${address}, which`
-      } is a ${verdict} address`;
-    }
-  }
-  return undefined;
+  const verdict = await vet(parsed.hostname, portOf(parsed), options);
+  return "reason" in verdict ? verdict.reason : undefined;
 }

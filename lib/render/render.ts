@@ -1,6 +1,7 @@
 /**
- * One render: a fresh browser context on the shared browser, every request
- * guarded, the page loaded, the caller's actions run in order, then the
+ * One render: a fresh browser context on the shared browser, every
+ * connection of it through the render's own proxy (`proxy.ts`, which checks
+ * every address, each redirect hop and WebSocket included), the page loaded, the caller's actions run in order, then the
  * rendered HTML, title and interactive elements read, all within a deadline.
  *
  * @module
@@ -12,6 +13,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { type Engine, type EngineChoice, withBrowser } from "./browser.ts";
 import { type InteractiveElement, LIST_ELEMENTS_SCRIPT } from "./elements.ts";
 import { type GuardOptions, guardOptionsFromEnv, refusal } from "./guard.ts";
+import { type RenderProxy, startRenderProxy } from "./proxy.ts";
 
 /** One step of an interaction chain. */
 export interface Action {
@@ -73,18 +75,27 @@ export function renderPage(url: string, options: RenderOptions = {}): Promise<Re
   const deadlineMs = options.deadlineMs ?? renderDeadlineMs();
   const guard = options.guard ?? guardOptionsFromEnv();
   return withBrowser(async (running) => {
-    const context = await running.browser.newContext({
-      userAgent: userAgent(),
-      viewport: { width: 1280, height: 720 },
-      acceptDownloads: false,
-      serviceWorkers: "block",
-      javaScriptEnabled: true,
-    });
+    const proxy = startRenderProxy(guard);
+    let context: BrowserContext;
+    try {
+      context = await running.browser.newContext({
+        // Every URL through the proxy: `<-loopback>` removes Chromium's implicit loopback bypass.
+        proxy: { server: proxy.server, bypass: "<-loopback>" },
+        userAgent: userAgent(),
+        viewport: { width: 1280, height: 720 },
+        acceptDownloads: false,
+        serviceWorkers: "block",
+        javaScriptEnabled: true,
+      });
+    } catch (error) {
+      proxy.close();
+      throw error;
+    }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => void context.close().catch(() => {});
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const work = run(context, url, options, guard, deadlineMs);
+      const work = run(context, url, options, guard, deadlineMs, proxy);
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           reject(
@@ -104,6 +115,7 @@ export function renderPage(url: string, options: RenderOptions = {}): Promise<Re
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
       await context.close().catch(() => {});
+      proxy.close();
     }
   });
 }
@@ -114,6 +126,7 @@ async function run(
   options: RenderOptions,
   guard: GuardOptions,
   deadlineMs: number,
+  proxy: RenderProxy,
 ): Promise<Omit<Rendered, "engine" | "remark">> {
   const host = new URL(url).hostname;
   const blocked: Rendered["blocked"] = [];
@@ -122,16 +135,24 @@ async function run(
   await context.route("**/*", async (route) => {
     const request = route.request();
     const target = request.url();
+    // A popup's first navigation has no frame yet (Playwright throws): it is not the top frame.
+    const top = () => {
+      try {
+        return request.frame() === page.mainFrame();
+      } catch {
+        return false;
+      }
+    };
     let reason = await refusal(target, guard);
     if (
       !reason && loaded && !options.allowOffsite && request.isNavigationRequest() &&
-      request.frame() === page.mainFrame() && new URL(target).hostname !== host
+      top() && new URL(target).hostname !== host
     ) {
       reason = `navigation away from ${host} (pass allow_offsite=true to follow it)`;
     }
     if (reason) {
       if (blocked.length < 20) blocked.push({ url: target, reason });
-      if (loaded && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      if (loaded && request.isNavigationRequest() && top()) {
         refusedNavigation ??= `${target} (${reason})`;
       }
       await route.abort("blockedbyclient").catch(() => {});
@@ -162,7 +183,7 @@ async function run(
   try {
     response = await page.goto(url, { waitUntil: "domcontentloaded", timeout: 0 });
   } catch (error) {
-    const first = blocked[0];
+    const first = blocked[0] ?? proxy.refused[0];
     if (first && first.url.replace(/#.*/, "") === url.replace(/#.*/, "")) {
       throw new ToolError(`refused to render ${url}: ${first.reason}`);
     }
@@ -174,6 +195,14 @@ async function run(
     throw new ToolError(`the browser could not load ${url}: ${shortMessage(error)}`);
   }
   loaded = true;
+  const proxyRefusal = (at: string) =>
+    proxy.refused.find((r) => r.url.replace(/#.*/, "") === at.replace(/#.*/, ""));
+  const landed = proxyRefusal(page.url());
+  if (landed) {
+    throw new ToolError(
+      `refused to render ${url}: loading it led to ${landed.url}, and ${landed.reason}`,
+    );
+  }
   if (response && response.status() >= 400) {
     throw new ToolError(
       `HTTP ${response.status()} for ${url}; check the URL, or try again later if the server is failing`,
@@ -203,10 +232,20 @@ async function run(
       );
     }
   }
+  // A navigation the proxy refused leaves its refusal as the page: say what happened instead.
+  const away = proxyRefusal(page.url());
+  if (away) {
+    throw new ToolError(
+      `the page ${url} navigated to ${away.url}, which was refused: ${away.reason}`,
+    );
+  }
   options.onStage?.(total - 1, total, "reading the page");
   const html = (await page.content()).slice(0, MAX_HTML_CHARS);
   const title = await page.title();
   const elements = await page.evaluate(LIST_ELEMENTS_SCRIPT) as InteractiveElement[];
+  for (const entry of proxy.refused) {
+    if (blocked.length < 20) blocked.push(entry);
+  }
   return { url: page.url(), html, title, elements, blocked };
 }
 

@@ -93,4 +93,8 @@ Deno.test("launch: each feature adds only its own flags", () => {
   assert.ok(render.flags.includes("--allow-write=/tmp/r"));
   assert.equal(render.env.PARKOUR_CHROMIUM, "/opt/chrome/chrome");
   assert.equal(render.env.TMPDIR, "/tmp/r");
+  // The renderer's proxy listens on 127.0.0.1: only that range leaves the list.
+  const renderDeny = render.flags.find((f) => f.startsWith("--deny-net="))!;
+  assert.doesNotMatch(renderDeny, /127\.0\.0\.0\/8/);
+  assert.match(renderDeny, /=0\.0\.0\.0\/8,10\.0\.0\.0\/8,.*192\.168\.0\.0\/16,\[::1\]$/);
 });

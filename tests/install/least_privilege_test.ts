@@ -58,6 +58,12 @@ Deno.test("launch lines: every task line is the one lib/install/launch.ts comput
   assert.match(meta.tasks.start, /--deny-net=[^ ]*127\.0\.0\.0\/8/);
   assert.doesNotMatch(meta.tasks["serve:http"], /[=,](127\.0\.0\.0|0\.0\.0\.0)\/8/);
   assert.match(meta.tasks["serve:http"], /--deny-net=[^ ]*192\.168\.0\.0\/16/);
+  // The render line leaves only 127.0.0.0/8 to the renderer's proxy; [::1] stays denied.
+  assert.doesNotMatch(meta.tasks["start:render"], /127\.0\.0\.0\/8/);
+  assert.match(
+    meta.tasks["start:render"],
+    /--deny-net=0\.0\.0\.0\/8,[^ ]*192\.168\.0\.0\/16,\[::1\] /,
+  );
 });
 
 Deno.test("launch lines: the stdio line refuses loopback at the socket even with the address check off", async () => {

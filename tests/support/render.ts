@@ -24,8 +24,12 @@ export const NO_BROWSER =
 
 const TASK_TMP = "/tmp/parkour-render";
 
-/** Command, args and env launching the server as `deno task start:render` does, with `tmp` as TMPDIR. */
-export function renderLaunch(tmp: string, env: Record<string, string> = {}): {
+/**
+ * Command, args and env launching the server as `deno task start:render`
+ * does, with `tmp` as TMPDIR; loopback leaves `--deny-net` unless `shipped`
+ * (the line exactly as shipped).
+ */
+export function renderLaunch(tmp: string, env: Record<string, string> = {}, shipped = false): {
   command: string;
   args: string[];
   env: Record<string, string>;
@@ -37,9 +41,8 @@ export function renderLaunch(tmp: string, env: Record<string, string> = {}): {
   }
   const home = Deno.env.get("HOME") ?? "/tmp";
   // Loopback leaves --deny-net: the tests serve their pages on 127.0.0.1.
-  const flags = openLoopback(
-    words.slice(1, -1).map((w) => w.replaceAll(TASK_TMP, tmp).replaceAll("$HOME", home)),
-  );
+  const own = words.slice(1, -1).map((w) => w.replaceAll(TASK_TMP, tmp).replaceAll("$HOME", home));
+  const flags = shipped ? own : openLoopback(own);
   const taskEnv = Object.fromEntries(
     [...task.matchAll(/(?:^|\s)([A-Z_]+)=(\S+)/g)].map((
       m,
