@@ -31,9 +31,9 @@ import {
   QUERY_MAX_TOKENS,
   QUERY_MIN_TOKENS,
 } from "../content/query_extract.ts";
-import { estimateTokens } from "../content/tokens.ts";
+import { countTokens, estimateTokens, fitToBudget } from "../content/tokens.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { sanitizeLabel, ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../envelope/trusted.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import {
@@ -139,6 +139,17 @@ export type IncisiveArgs = z.infer<typeof schema>;
 function list<T>(value: T | T[] | undefined): T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
+}
+
+/** The section list that follows a cut page, as long as fits `budget` estimated tokens. */
+function sectionsTail(doc: Document, budget: number): string {
+  let limit = OUTLINE_WINDOW;
+  let tail = "\n\n---\n\nSections:\n" + sectionList(doc, limit);
+  while (limit > 0 && estimateTokens(tail) > budget) {
+    limit = Math.floor(limit / 2);
+    tail = "\n\n---\n\nSections:\n" + sectionList(doc, limit);
+  }
+  return tail;
 }
 
 function sectionList(doc: Document, limit = OUTLINE_WINDOW): string {
@@ -252,17 +263,49 @@ export async function runIncisive(
       `no text could be extracted from ${url.page}; the page may be an image, a form or empty`,
     );
   }
+  // The budget is for what the caller reads: the title line of the fence counts in it.
+  const title = await titleTokens(doc);
+  const room = Math.max(1, maxTokens - title);
+  if (title > 0) ctx = withTitleTokens(ctx, title);
   if (query !== undefined) {
-    return queryAnswer(doc, url, fullPage, fm, query, args.max_tokens ?? QUERY_DEFAULT_TOKENS, ctx);
+    return await queryAnswer(
+      doc,
+      url,
+      fullPage,
+      fm,
+      query,
+      Math.max(QUERY_MIN_TOKENS, (args.max_tokens ?? QUERY_DEFAULT_TOKENS) - (maxTokens - room)),
+      ctx,
+    );
   }
   if (search !== undefined) {
-    return searchAnswer(doc, url, fullPage, fm, search, maxTokens, ctx);
+    return await searchAnswer(doc, url, fullPage, fm, search, room, ctx);
   }
-  if (slices.length > 0) return slicesAnswer(doc, url, fullPage, fm, slices, maxTokens, ctx);
+  if (slices.length > 0) return await slicesAnswer(doc, url, fullPage, fm, slices, room, ctx);
   if (sections.length > 0) {
-    return sectionsAnswer(doc, fm, sections, args.auto_expand ?? false, maxTokens, ctx);
+    return await sectionsAnswer(doc, fm, sections, args.auto_expand ?? false, room, ctx);
   }
-  return fullAnswer(doc, fm, maxTokens, cached, ctx);
+  return await fullAnswer(doc, fm, room, cached, ctx);
+}
+
+/** A context whose answers count the fence's title line in `returned_tokens`. */
+function withTitleTokens(ctx: ToolContext, title: number): ToolContext {
+  return {
+    ...ctx,
+    respond: (spec) => {
+      const record = spec.frontmatter.toRecord();
+      if (typeof record.returned_tokens === "number" && spec.fences?.[0]?.title) {
+        spec.frontmatter.set("returned_tokens", record.returned_tokens + title);
+      }
+      return ctx.respond(spec);
+    },
+  };
+}
+
+/** Real tokens of the title line the fence shows above the text. */
+async function titleTokens(doc: Document): Promise<number> {
+  const title = doc.title ? sanitizeLabel(doc.title) : "";
+  return title ? await countTokens(`# ${title}\n\n`) : 0;
 }
 
 interface RenderedLoad {
@@ -348,40 +391,49 @@ function withElementsFence(
   };
 }
 
-function fullAnswer(
+async function fullAnswer(
   doc: Document,
   fm: Frontmatter,
   maxTokens: number,
   cached: boolean,
   ctx: ToolContext,
-): ToolResult {
-  const cut = cutToBudget(doc.markdown, maxTokens);
+): Promise<ToolResult> {
+  // Blocks are chosen on the estimate; the exact count checks what goes out.
+  let cut = cutToBudget(doc.markdown, maxTokens);
+  let fit = await fitToBudget(cut.text, maxTokens);
   fm.set("total_sections", doc.sections.length);
   if (!cached && doc.sections.length > 3) fm.tip("webfetchsections_scout");
-  let content = cut.text;
-  if (cut.truncated) {
+  if (cut.truncated || fit.trimmed) {
+    if (doc.sections.length > 0) {
+      // The section list counts in the budget too (at most a quarter of it).
+      const tail = sectionsTail(doc, maxTokens / 4);
+      cut = cutToBudget(doc.markdown, maxTokens - estimateTokens(tail));
+      fit = await fitToBudget(cut.text, maxTokens, tail);
+    }
     fm.set("truncated", true);
     fm.set("total_tokens", cut.totalTokens);
-    fm.set("returned_tokens", cut.keptTokens);
+    fm.set("returned_tokens", fit.tokens);
     if (doc.sections.length > 0) {
       fm.append(
         "hint",
         trusted
-          .text`the page was cut at ~${cut.keptTokens} of ~${cut.totalTokens} tokens; its sections are listed at the end: read one with section=<name or #id>, or search it with search=`,
+          .text`the page was cut at ${fit.tokens} of ~${cut.totalTokens} tokens; its sections are listed at the end: read one with section=<name or #id>, or search it with search=`,
       );
-      content += "\n\n---\n\nSections:\n" + sectionList(doc);
     } else {
       fm.append(
         "hint",
         trusted
-          .text`the page was cut at ~${cut.keptTokens} of ~${cut.totalTokens} tokens; search it with search=, or raise max_tokens`,
+          .text`the page was cut at ${fit.tokens} of ~${cut.totalTokens} tokens; search it with search=, or raise max_tokens`,
       );
     }
   }
-  return ctx.respond({ frontmatter: fm, fences: [{ content, title: doc.title || undefined }] });
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: fit.text, title: doc.title || undefined }],
+  });
 }
 
-function queryAnswer(
+async function queryAnswer(
   doc: Document,
   url: PageUrl,
   fullPage: boolean,
@@ -389,7 +441,7 @@ function queryAnswer(
   query: string,
   budget: number,
   ctx: ToolContext,
-): ToolResult {
+): Promise<ToolResult> {
   const r = extractForQuery(doc, query, budget);
   recount(url.page, doc, fullPage);
   fm.set("query", trusted.echo(query, 300));
@@ -397,7 +449,7 @@ function queryAnswer(
   fm.set("total_sections", doc.sections.length);
   let content = r.text;
   if (!r.extracted && r.confidence === null) {
-    fm.set("returned_tokens", r.returnedTokens);
+    fm.set("returned_tokens", (await fitToBudget(content, Infinity)).tokens);
     fm.append(
       "note",
       trusted
@@ -405,12 +457,12 @@ function queryAnswer(
     );
   } else if (!r.extracted) {
     // No match: the page from the top, cut as the plain view cuts it.
-    const cut = cutToBudget(doc.markdown, Math.max(budget, DEFAULT_MAX_TOKENS));
-    content = cut.text;
-    if (cut.truncated && doc.sections.length > 0) {
-      content += "\n\n---\n\nSections:\n" + sectionList(doc);
-    }
-    fm.set("returned_tokens", estimateTokens(content));
+    const room = Math.max(budget, DEFAULT_MAX_TOKENS);
+    const tail = doc.sections.length > 0 ? sectionsTail(doc, room / 4) : "";
+    const cut = cutToBudget(doc.markdown, room - estimateTokens(tail));
+    const fit = await fitToBudget(cut.text, room, cut.truncated ? tail : "");
+    content = fit.text;
+    fm.set("returned_tokens", fit.tokens);
     if (cut.truncated) fm.set("truncated", true);
     fm.append(
       "note",
@@ -427,7 +479,10 @@ function queryAnswer(
       } to scout its outline`,
     );
   } else {
-    fm.set("returned_tokens", r.returnedTokens);
+    // The one block larger than the budget is returned whole (see the note).
+    const fit = await fitToBudget(content, r.overBudget ? Infinity : budget);
+    content = fit.text;
+    fm.set("returned_tokens", fit.tokens);
     if (r.overBudget) {
       fm.append(
         "note",
@@ -453,14 +508,14 @@ function queryAnswer(
   return ctx.respond({ frontmatter: fm, fences: [{ content, title: doc.title || undefined }] });
 }
 
-function sectionsAnswer(
+async function sectionsAnswer(
   doc: Document,
   fm: Frontmatter,
   requests: string[],
   autoExpand: boolean,
   maxTokens: number,
   ctx: ToolContext,
-): ToolResult {
+): Promise<ToolResult> {
   const lookups = findSections(doc, requests);
   const found = lookups.filter((l) => l.index !== undefined).map((l) => l.index!);
   const missing = lookups.filter((l) => l.index === undefined);
@@ -470,14 +525,15 @@ function sectionsAnswer(
     const view = sectionsView(doc, found, autoExpand);
     fm.set("sections_returned", view.returned.length);
     const cut = cutToBudget(view.text, maxTokens);
-    if (cut.truncated) {
+    const fit = await fitToBudget(cut.text, maxTokens);
+    if (cut.truncated || fit.trimmed) {
       fm.set("truncated", true);
       fm.set("total_tokens", cut.totalTokens);
-      fm.set("returned_tokens", cut.keptTokens);
+      fm.set("returned_tokens", fit.tokens);
       fm.append(
         "hint",
         trusted
-          .text`the sections were cut at ~${cut.keptTokens} tokens; raise max_tokens or request fewer, smaller sections`,
+          .text`the sections were cut at ${fit.tokens} tokens; raise max_tokens or request fewer, smaller sections`,
       );
     }
     if (view.withChildren.length > 0) {
@@ -503,7 +559,7 @@ function sectionsAnswer(
         } to find the sections under them, or use auto_expand=true`,
       );
     }
-    parts.push({ content: cut.text, title: doc.title || undefined });
+    parts.push({ content: fit.text, title: doc.title || undefined });
   }
   if (missing.length > 0) {
     fm.set("sections_not_found", missing.map((m) => trusted.echo(m.request, 120)));
@@ -526,7 +582,7 @@ function sectionsAnswer(
   return ctx.respond({ frontmatter: fm, fences: parts });
 }
 
-function searchAnswer(
+async function searchAnswer(
   doc: Document,
   url: PageUrl,
   fullPage: boolean,
@@ -534,7 +590,7 @@ function searchAnswer(
   query: string,
   maxTokens: number,
   ctx: ToolContext,
-): ToolResult {
+): Promise<ToolResult> {
   const outcome = doc.index.search(query);
   recount(url.page, doc, fullPage);
   fm.set("total_slices", doc.slices.length);
@@ -554,6 +610,7 @@ function searchAnswer(
     return ctx.respond({ frontmatter: fm });
   }
   const rendered = renderSlices(sliceEntries(doc, outcome.hits.map((h) => h.index)), maxTokens);
+  const fit = await fitToBudget(rendered.text, maxTokens);
   fm.set("matched_slices", outcome.hits.map((h) => h.index));
   if (rendered.shown.length < outcome.hits.length) {
     fm.set("shown_slices", rendered.shown.length);
@@ -563,13 +620,14 @@ function searchAnswer(
         .text`showing the best ${rendered.shown.length} of ${outcome.hits.length} matching slices within max_tokens; read others with slices=`,
     );
   } else fm.append("hint", trusted.text`read neighbouring slices with slices= to see more context`);
+  fm.set("returned_tokens", fit.tokens);
   return ctx.respond({
     frontmatter: fm,
-    fences: [{ content: rendered.text, title: doc.title || undefined }],
+    fences: [{ content: fit.text, title: doc.title || undefined }],
   });
 }
 
-function slicesAnswer(
+async function slicesAnswer(
   doc: Document,
   url: PageUrl,
   fullPage: boolean,
@@ -577,7 +635,7 @@ function slicesAnswer(
   requested: number[],
   maxTokens: number,
   ctx: ToolContext,
-): ToolResult {
+): Promise<ToolResult> {
   const total = doc.slices.length;
   recount(url.page, doc, fullPage);
   fm.set("total_slices", total);
@@ -595,6 +653,7 @@ function slicesAnswer(
   }
   if (valid.length === 0) return ctx.respond({ frontmatter: fm });
   const rendered = renderSlices(sliceEntries(doc, valid), maxTokens);
+  const fit = await fitToBudget(rendered.text, maxTokens);
   fm.set("slices", rendered.shown);
   if (rendered.shown.length < valid.length) {
     fm.append(
@@ -609,9 +668,10 @@ function slicesAnswer(
         .text`use search= for keyword search, or slices= with adjacent indexes for more context`,
     );
   }
+  fm.set("returned_tokens", fit.tokens);
   return ctx.respond({
     frontmatter: fm,
-    fences: [{ content: rendered.text, title: doc.title || undefined }],
+    fences: [{ content: fit.text, title: doc.title || undefined }],
   });
 }
 
