@@ -45,6 +45,7 @@ import {
   sectionsView,
   sliceEntries,
 } from "../content/views.ts";
+import { fitToBudget } from "../content/tokens.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { trusted } from "../envelope/trusted.ts";
 import { NetError } from "../net/errors.ts";
@@ -423,7 +424,21 @@ function noText(doc: Document, page: string): ApiError {
     );
 }
 
-function buildView(doc: Document, req: PageRequest): ViewOutcome {
+/** A cut view's text checked in real tokens (trimmed when over the budget). */
+async function fitted(
+  text: string,
+  total: number,
+  maxTokens: number,
+  truncated: boolean,
+): Promise<{ markdown: string; cut?: ViewOutcome["cut"] }> {
+  const fit = await fitToBudget(text, maxTokens);
+  return {
+    markdown: fit.text,
+    cut: truncated || fit.trimmed ? { totalTokens: total, keptTokens: fit.tokens } : undefined,
+  };
+}
+
+async function buildView(doc: Document, req: PageRequest): Promise<ViewOutcome> {
   const view = req.view;
   switch (view.kind) {
     case "page": {
@@ -431,14 +446,16 @@ function buildView(doc: Document, req: PageRequest): ViewOutcome {
       const cut = cutToBudget(doc.markdown, req.maxTokens);
       return {
         kind: "page",
-        markdown: cut.text,
-        cut: cut.truncated
-          ? { totalTokens: cut.totalTokens, keptTokens: cut.keptTokens }
-          : undefined,
+        ...await fitted(cut.text, cut.totalTokens, req.maxTokens, cut.truncated),
       };
     }
     case "query": {
-      const extract = extractForQuery(doc, view.query, req.maxTokens ?? QUERY_DEFAULT_TOKENS);
+      const budget = req.maxTokens ?? QUERY_DEFAULT_TOKENS;
+      const x = extractForQuery(doc, view.query, budget);
+      // Returned whole when the page is short or one block is over the budget (see the extract).
+      const whole = x.overBudget || (!x.extracted && x.confidence === null);
+      const fit = await fitToBudget(x.text, whole ? Infinity : budget);
+      const extract = { ...x, text: fit.text, returnedTokens: fit.tokens };
       return { kind: "query", markdown: extract.text, extract, query: view.query };
     }
     case "section": {
@@ -468,8 +485,7 @@ function buildView(doc: Document, req: PageRequest): ViewOutcome {
       let cut: ViewOutcome["cut"];
       if (req.maxTokens !== undefined) {
         const c = cutToBudget(markdown, req.maxTokens);
-        markdown = c.text;
-        if (c.truncated) cut = { totalTokens: c.totalTokens, keptTokens: c.keptTokens };
+        ({ markdown, cut } = await fitted(c.text, c.totalTokens, req.maxTokens, c.truncated));
       }
       return {
         kind: "section",
@@ -482,12 +498,13 @@ function buildView(doc: Document, req: PageRequest): ViewOutcome {
     case "search": {
       const outcome = doc.index.search(view.query);
       const matched = outcome.hits.map((h) => h.index);
+      const budget = req.maxTokens ?? DEFAULT_MAX_TOKENS;
       const rendered = matched.length > 0
-        ? renderSlices(sliceEntries(doc, matched), req.maxTokens ?? DEFAULT_MAX_TOKENS)
+        ? renderSlices(sliceEntries(doc, matched), budget)
         : { text: "", shown: [] };
       return {
         kind: "search",
-        markdown: rendered.text,
+        markdown: (await fitToBudget(rendered.text, budget)).text,
         query: view.query,
         matchedSlices: matched,
         shownSlices: rendered.shown,
@@ -516,7 +533,7 @@ function buildView(doc: Document, req: PageRequest): ViewOutcome {
       );
       return {
         kind: "slices",
-        markdown: rendered.text,
+        markdown: (await fitToBudget(rendered.text, req.maxTokens ?? Infinity)).text,
         shownSlices: rendered.shown,
         slicesNotFound: invalid.length > 0 ? invalid : undefined,
         totalSlices: total,
@@ -703,7 +720,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     const source = sourceOfDoc(doc, req.url.page);
     if (doc.markdown.trim() === "") throw noText(doc, req.url.page);
     onStage?.("extracting");
-    const outcome = buildView(doc, req);
+    const outcome = await buildView(doc, req);
     // Slices and the search index may have been built: let the cache count them.
     if (req.view.kind !== "page" && req.view.kind !== "section") {
       recount(req.url.page, doc, req.fullPage);
