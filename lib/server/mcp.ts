@@ -19,14 +19,8 @@
 import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { OutputFormat } from "../config.ts";
 import { log } from "../log.ts";
-import {
-  capText,
-  errorResult,
-  RESPONSE_TOKEN_CAP,
-  ToolError,
-  type ToolResult,
-} from "../envelope/response.ts";
-import { estimateTokens, tokenizerReady } from "../content/tokens.ts";
+import { capText, errorResult, ToolError, type ToolResult } from "../envelope/response.ts";
+import { tokenizerReady } from "../content/tokens.ts";
 import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
@@ -173,7 +167,8 @@ export async function runTool(
   signal: AbortSignal,
   progress?: (progress: number, total?: number, message?: string) => Promise<void>,
 ): Promise<ToolResult> {
-  await envelopeReady();
+  // The response cap counts real tokens: the tables load on the first tool call.
+  await Promise.all([envelopeReady(), tokenizerReady()]);
   let result: ToolResult;
   try {
     result = await tool.definition.handler(
@@ -188,10 +183,6 @@ export async function runTool(
     );
   } catch (error) {
     result = toolFailure(tool.name, error);
-  }
-  // Near the cap the estimate is not enough: count exactly (loads the tokenizer once).
-  if (result.content.some((c) => estimateTokens(c.text) > RESPONSE_TOKEN_CAP * 0.7)) {
-    await tokenizerReady();
   }
   return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
 }

@@ -143,13 +143,16 @@ function list<T>(value: T | T[] | undefined): T[] {
 
 /** The section list that follows a cut page, as long as fits `budget` estimated tokens. */
 function sectionsTail(doc: Document, budget: number): string {
-  let limit = OUTLINE_WINDOW;
-  let tail = "\n\n---\n\nSections:\n" + sectionList(doc, limit);
-  while (limit > 0 && estimateTokens(tail) > budget) {
-    limit = Math.floor(limit / 2);
-    tail = "\n\n---\n\nSections:\n" + sectionList(doc, limit);
+  const tail = (limit: number) => "\n\n---\n\nSections:\n" + sectionList(doc, limit);
+  // The longest list (up to the outline window) that fits.
+  let lo = 0;
+  let hi = Math.min(OUTLINE_WINDOW, doc.sections.length);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (estimateTokens(tail(mid)) <= budget) lo = mid;
+    else hi = mid - 1;
   }
-  return tail;
+  return tail(lo);
 }
 
 function sectionList(doc: Document, limit = OUTLINE_WINDOW): string {
