@@ -49,6 +49,13 @@ Deno.test("tokens: the o200k tables load on the first exact count, not on import
   assert.equal(tokenizerLoaded(), true);
 });
 
+Deno.test("cli: --version does not load the tokenizer", async () => {
+  const { code, stderr } = await runCli(["--version"], {}, MAIN, ["--log-level=debug"]);
+  assert.equal(code, 0);
+  assert.match(stderr, /Resolved package folder of/, "the debug log names the packages loaded");
+  assert.doesNotMatch(stderr, /Resolved package folder of gpt-tokenizer/);
+});
+
 Deno.test("tokens: text that looks like a special token is counted as text", async () => {
   assert.ok((await countTokens("a <|endoftext|> b")) > 3);
 });
