@@ -30,6 +30,7 @@ import { runIncisive } from "./lib/tools/web_fetch_incisive.ts";
 import { runSections } from "./lib/tools/web_fetch_sections.ts";
 import { type Loader, webLoader } from "./lib/tools/page_view.ts";
 import type { HintContext } from "./lib/hint.ts";
+import type { ViewResult } from "./lib/views/view.ts";
 import { pageUrl } from "./lib/views/page.ts";
 import {
   chooseView,
@@ -354,8 +355,17 @@ async function runPageCommand(
       2,
     ));
   } else if (format === "markdown" && !result.isError) {
+    // The page text alone: the view's body (and the closest names of sections not found).
+    const v = (result as { view?: ViewResult }).view;
     const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
-    console.log(fences.length ? fences.map((f) => f.lines.join("\n")).join("\n\n") : text);
+    const parts = v ? [v.body, v.extra?.content ?? ""].filter(Boolean) : [];
+    console.log(
+      v
+        ? parts.join("\n\n")
+        : fences.length
+        ? fences.map((f) => f.lines.join("\n")).join("\n\n")
+        : text,
+    );
   } else {
     (result.isError ? console.error : console.log)(text);
   }

@@ -7,7 +7,7 @@
  */
 import type { Document } from "./content/document.ts";
 import { ancestry } from "./content/sections.ts";
-import { estimateTokens } from "./content/tokens.ts";
+import { estimateTokens, tokenizerReady } from "./content/tokens.ts";
 import { checkUrl, DEFAULT_MAX_BYTES } from "./net/fetch.ts";
 import { loadDocument, ownsFragment, recount, withoutFragment } from "./sources/router.ts";
 import { type HintContext, renderMessage } from "./hint.ts";
@@ -257,6 +257,8 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
   const page = url.trim();
   checkUrl(page);
   const fullPage = options.fullPage ?? false;
+  // Views count what they return in real tokens.
+  await tokenizerReady();
   const { doc } = await loadDocument(page, {
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     signal: options.signal,

@@ -53,6 +53,8 @@ const PIECE_TOKENS = 90;
 const SENTENCE_END = /([.!?。！？]["'”’)\]]*)(\s+)(?=["'“‘(\[`*_]?[\p{Lu}\p{N}])/gu;
 /** The marker put where text was left out. */
 export const ELISION = "[…]";
+/** What the elision marker and its blank line cost in the estimate. */
+const MARKER_COST = Math.max(2, tokenWeight(ELISION + "\n\n"));
 
 /** How sure the extraction is that it found the answer. */
 export type ExtractConfidence = "high" | "medium" | "low";
@@ -112,8 +114,8 @@ const FIRST_SHARE = 0.6;
 const MIN_SHARE = 0.2;
 /** A heading with less text than this (tokens) brings its subsections along. */
 const THIN_SECTION = 40;
-/** Separator cost between pieces (a blank line). */
-const GAP = 0.5;
+/** Separator cost between pieces (a blank line), as the estimate prices it. */
+const GAP = tokenWeight("\n\n");
 
 const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}[.)])[ \t](?! *[-*_](?: *[-*_]){1,} *$)/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$/;
@@ -673,7 +675,7 @@ class Picker {
       cost += tokenWeight(this.index.doc.markdown.slice(unit.head[0], unit.head[1])) + GAP;
     }
     // A gap before it costs a marker.
-    if (!this.chosen.has(u - 1)) cost += 2;
+    if (!this.chosen.has(u - 1)) cost += MARKER_COST;
     return cost;
   }
 

@@ -228,9 +228,13 @@ export interface Cut {
   keptTokens: number;
 }
 
+/** Share of the budget a cut fills before it cuts inside a block. */
+const FILL = 0.8;
+
 /**
  * Keeps whole blocks (paragraphs, lists, code blocks, tables) while they fit
- * `maxTokens`; a first block larger than the budget is cut inside.
+ * `maxTokens`; when the next block would leave more than a fifth of the
+ * budget unused, it is cut inside.
  */
 export function cutToBudget(markdown: string, maxTokens: number): Cut {
   const totalTokens = estimateTokens(markdown);
@@ -246,8 +250,13 @@ export function cutToBudget(markdown: string, maxTokens: number): Cut {
     end = b.end;
   }
   let text = markdown.slice(0, end).trimEnd();
-  if (text === "") text = truncateToTokens(markdown, maxTokens);
-  return { text, truncated: true, totalTokens, keptTokens: estimateTokens(text) };
+  // A block too large for what is left is cut inside (at a line break when
+  // it can be) rather than leaving most of the budget unused.
+  if (used < maxTokens * FILL) {
+    text = markdown.slice(0, end) +
+      truncateToTokens(markdown.slice(end), Math.floor(maxTokens - used));
+  }
+  return { text: text.trimEnd(), truncated: true, totalTokens, keptTokens: estimateTokens(text) };
 }
 
 /** One slice in a view. */

@@ -10,14 +10,18 @@
  * @module
  */
 import { SourceError, type SourceRemote } from "../sources/errors.ts";
-import { estimateTokens, tokenWeight, truncateToTokens } from "../content/tokens.ts";
+import { bestCount, estimateTokens, tokenWeight, truncateToTokens } from "../content/tokens.ts";
 import { htmlToText } from "../content/text.ts";
 import { contentLines, fence, newFenceId, sanitizeLabel } from "./fence.ts";
 import type { Frontmatter, RenderContext } from "./frontmatter.ts";
 import { TipLedger } from "./tips.ts";
 import { type Trusted, trusted } from "../trust.ts";
 
-/** The largest response, in estimated tokens, whatever the caller asks for. */
+/**
+ * The largest response, in tokens, whatever the caller asks for: real (o200k)
+ * tokens once a view has loaded the tokenizer (the MCP server loads it for
+ * any response near the cap), the estimate before that.
+ */
 export const RESPONSE_TOKEN_CAP = 25_000;
 
 /** A tool result in MCP's shape, without depending on SDK types. */
@@ -87,10 +91,10 @@ export function buildResponse(
   const full = render(parts.map((p) => p.content));
   const dry = { ...context, tips: new TipLedger() };
   const fullText = assemble(fm.render(dry), notes, full);
-  const originalTokens = estimateTokens(fullText);
+  const originalTokens = bestCount(fullText);
   let structured = spec.structured;
   if (originalTokens <= cap) {
-    if (structured && estimateTokens(JSON.stringify(structured)) > cap) {
+    if (structured && bestCount(JSON.stringify(structured)) > cap) {
       structured = undefined;
       fm.append(
         "note",
@@ -114,17 +118,24 @@ export function buildResponse(
   }
   // Measure everything but the fenced text, then share the rest in order.
   const skeleton = assemble(fm.render(dry), notes, render(parts.map(() => "")));
-  let budget = cap - estimateTokens(skeleton) - 16;
-  const cut = parts.map((p) => {
-    const piece = cutForFence(p.content, Math.max(0, budget));
-    budget -= fencedCost(piece);
-    return piece;
-  });
-  const fencedCut = render(cut);
-  fm.set(
-    "returned_tokens",
-    estimateTokens(assemble(fm.render(dry), notes, fencedCut)),
-  );
+  // Pieces are chosen on the estimate, then the whole is counted and, if it
+  // is still over the cap, cut again with the excess taken off.
+  let room = cap - bestCount(skeleton) - 16;
+  let fencedCut: string[] = [];
+  let returned = 0;
+  for (let round = 0; round < 6; round++) {
+    let budget = room;
+    const cut = parts.map((p) => {
+      const piece = cutForFence(p.content, Math.max(0, budget));
+      budget -= fencedCost(piece);
+      return piece;
+    });
+    fencedCut = render(cut);
+    returned = bestCount(assemble(fm.render(dry), notes, fencedCut));
+    if (returned <= cap) break;
+    room -= Math.ceil((returned - cap) * 1.1) + 16;
+  }
+  fm.set("returned_tokens", returned);
   return result(assemble(fm.render(context), notes, fencedCut));
 }
 
@@ -211,15 +222,22 @@ export class ToolError extends SourceError {
  * own marker so no unfenced external text results.
  */
 export function capText(text: string, cap: number = RESPONSE_TOKEN_CAP): string {
-  if (estimateTokens(text) <= cap) return text;
+  const real = bestCount(text);
+  if (real <= cap) return text;
   const notice = "(response cut: it exceeded the size cap of " + cap +
     " tokens; ask for a narrower view)";
-  const lines = truncateToTokens(text, cap - 64).split("\n");
-  let open: string | undefined;
-  for (const line of lines) {
-    if (line.startsWith("┌─ ")) open = line;
-    else if (open && line === "└─ " + open.slice(3)) open = undefined;
+  // The cut is made on the estimate, scaled to the real count, and checked.
+  const scale = estimateTokens(text) / real;
+  let out = text;
+  for (let room = cap - 64; room > 0 && bestCount(out) > cap; room -= 256) {
+    const lines = truncateToTokens(text, Math.floor(room * scale)).split("\n");
+    let open: string | undefined;
+    for (const line of lines) {
+      if (line.startsWith("┌─ ")) open = line;
+      else if (open && line === "└─ " + open.slice(3)) open = undefined;
+    }
+    if (open) lines.push("│", "└─ " + open.slice(3));
+    out = lines.join("\n") + "\n\n" + notice;
   }
-  if (open) lines.push("│", "└─ " + open.slice(3));
-  return lines.join("\n") + "\n\n" + notice;
+  return out;
 }

@@ -20,6 +20,7 @@ import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/se
 import type { OutputFormat } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
+import { tokenizerReady } from "../content/tokens.ts";
 import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
 import { SourceError } from "../sources/errors.ts";
@@ -170,7 +171,8 @@ export async function runTool(
   signal: AbortSignal,
   progress?: (progress: number, total?: number, message?: string) => Promise<void>,
 ): Promise<ToolResult> {
-  await envelopeReady();
+  // The response cap counts real tokens: the tables load on the first tool call.
+  await Promise.all([envelopeReady(), tokenizerReady()]);
   let result: ToolResult;
   try {
     result = await tool.definition.handler(

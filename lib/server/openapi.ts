@@ -43,7 +43,7 @@ const EXTRACT_SCHEMA: Json = {
     confidence: { enum: ["high", "medium", "low", null] },
     sections_selected: { type: "integer" },
     original_tokens: { type: "integer", description: "Estimated tokens of the whole page." },
-    returned_tokens: { type: "integer", description: "Estimated tokens returned." },
+    returned_tokens: { type: "integer", description: "Real (o200k) tokens returned." },
   },
 };
 
@@ -201,7 +201,7 @@ const PAGE_HEADERS: Json = {
   "X-Extract-Original-Tokens": header("With query: estimated tokens of the page.", {
     type: "integer",
   }),
-  "X-Extract-Returned-Tokens": header("With query: estimated tokens returned.", {
+  "X-Extract-Returned-Tokens": header("With query: real (o200k) tokens returned.", {
     type: "integer",
   }),
   "X-Truncated": header("`true` when max_tokens cut the page or the sections."),

@@ -35,6 +35,7 @@ import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { trusted } from "../trust.ts";
 import { NetError } from "../net/errors.ts";
 import { SourceError } from "../sources/errors.ts";
+import { tokenizerReady } from "../content/tokens.ts";
 import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { log } from "../log.ts";
 import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
@@ -464,7 +465,7 @@ function record(a: PageAnswer): Record<string, unknown> {
   out.total_sections = doc.sections.length;
   out.view = r.kind;
   if (r.query !== undefined) out[r.kind === "search" ? "search" : "query"] = r.query;
-  if (r.extract) out.extract = snakeExtract(r.extract);
+  if (r.extract) out.extract = { ...snakeExtract(r.extract), returned_tokens: r.returnedTokens };
   if (r.cut) {
     out.truncated = true;
     out.total_tokens = r.cut.totalTokens;
@@ -503,7 +504,7 @@ function answerHeaders(a: PageAnswer): Record<string, string> {
     if (x.confidence !== null) h["x-extract-confidence"] = x.confidence;
     h["x-extract-sections"] = String(x.sectionsSelected);
     h["x-extract-original-tokens"] = String(x.originalTokens);
-    h["x-extract-returned-tokens"] = String(x.returnedTokens);
+    h["x-extract-returned-tokens"] = String(a.result.returnedTokens);
   }
   if (a.result.cut) h["x-truncated"] = "true";
   return h;
@@ -554,6 +555,8 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     const source = sourceOfDoc(doc, req.url.page);
     if (doc.markdown.trim() === "") throw noText(doc, req.url.page);
     onStage?.("extracting");
+    // Budgets hold in real tokens: the exact count checks what the view returns.
+    await tokenizerReady();
     // Without max_tokens, the page view is the whole page: programs asked for its Markdown.
     const result = view(doc, req.page, {
       wholeByDefault: true,

@@ -47,6 +47,7 @@ import {
   QUERY_DEFAULT_TOKENS,
 } from "../views/request.ts";
 import { view, type ViewResult } from "../views/view.ts";
+import { tokenizerReady } from "../content/tokens.ts";
 import { envelopeSpec } from "../views/page.ts";
 import {
   isEmpty,
@@ -170,6 +171,8 @@ export async function runIncisive(
     );
   }
   const options = { fragment: url.fragment, sourceOwnsFragment: owns };
+  // Budgets hold in real tokens: the exact count checks what the view returns.
+  await tokenizerReady();
   let result: ToolResult | undefined;
   for (const cap of ENVELOPE_CAPS) {
     const r: ViewResult = view(doc, args, { ...options, cap });
@@ -178,6 +181,9 @@ export async function runIncisive(
       ...envelopeSpec(fm.clone(), r, hints, doc.title),
       readOn: CAP_READ_ON,
     });
+    // The view itself, for faces that print the page text alone (the CLI's markdown format);
+    // not enumerable, so it never reaches a protocol message.
+    Object.defineProperty(result, "view", { value: r, enumerable: false });
     if (!result.content[0]?.text.includes(CAP_READ_ON.toString())) break;
   }
   return result!;

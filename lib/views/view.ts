@@ -19,7 +19,12 @@ import {
   QUERY_MAX_TOKENS,
   type QueryExtraction,
 } from "../content/query_extract.ts";
-import { estimateTokens } from "../content/tokens.ts";
+import {
+  countTokensSync,
+  estimateTokens,
+  fitToBudgetSync,
+  tokenizerLoaded,
+} from "../content/tokens.ts";
 import {
   cutToBudget,
   findSections,
@@ -31,6 +36,7 @@ import {
 } from "../content/views.ts";
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import { trusted } from "../trust.ts";
+import { sanitizeLabel } from "../envelope/fence.ts";
 import { hint, type Message, note, ph, readOutline, readPage, warning } from "../hint.ts";
 import {
   chooseView,
@@ -112,9 +118,38 @@ export interface ViewOptions {
   fragment?: string;
   /** Whether the page's source reads the fragment itself. */
   sourceOwnsFragment?: boolean;
+  /**
+   * Tokens shown with the body that count in its budget; by default the
+   * page's title line, which every face shows beside the text (the fence's
+   * first line, the JSON `title`).
+   */
+  reserve?: number;
 }
 
 const SECTION_LIST_SHARE = 0.25;
+
+/** Tokens of text as it goes out: real (o200k) once the face loaded the tokenizer. */
+export function outgoingTokens(text: string): number {
+  return tokenizerLoaded() ? countTokensSync(text) : estimateTokens(text);
+}
+
+/**
+ * The exact check of what goes out: blocks were chosen on the estimate;
+ * once the tokenizer is loaded, `text` (followed by `tail`, which counts in
+ * the budget and is kept whole) is trimmed until it fits `budget` real tokens.
+ */
+function fit(text: string, budget: number, tail = ""): { text: string; trimmed: boolean } {
+  if (!tokenizerLoaded() || !Number.isFinite(budget)) return { text: text + tail, trimmed: false };
+  if (countTokensSync(text + tail) <= budget) return { text: text + tail, trimmed: false };
+  let room = budget - countTokensSync(tail);
+  for (let round = 0; round < 8 && room > 0; round++) {
+    const head = fitToBudgetSync(text, room);
+    const total = countTokensSync(head.text + tail);
+    if (total <= budget) return { text: head.text + tail, trimmed: true };
+    room -= total - budget;
+  }
+  return { text: fitToBudgetSync(text + tail, budget).text, trimmed: true };
+}
 const LIST_HEAD = "\n\n---\n\nSections:\n";
 
 /** The section list that follows a cut page, within `budget` tokens ("" when none fits). */
@@ -160,9 +195,13 @@ function pageBody(
   }
   const tail = list ? LIST_HEAD + list : "";
   const c = cutToBudget(doc.markdown, Math.max(1, budget - estimateTokens(tail)));
+  const f = fit(c.text, budget, tail);
   return {
-    text: c.text + tail,
-    cut: { totalTokens: total, keptTokens: c.keptTokens },
+    text: f.text,
+    cut: {
+      totalTokens: total,
+      keptTokens: outgoingTokens(f.text.slice(0, f.text.length - tail.length)),
+    },
     listed: list !== "",
   };
 }
@@ -227,6 +266,8 @@ function queryView(doc: Document, question: string, budget: number): ViewResult 
       hint`ask again with words the page would use, or scout its outline with ${readOutline()}`,
     );
   } else {
+    // The one block larger than the budget is returned whole (the note says so).
+    if (!x.overBudget) r.body = fit(x.text, budget).text;
     if (x.overBudget) {
       r.messages.push(
         note`the best passage is one block (code, table, list or quote) larger than the budget, returned whole rather than cut`,
@@ -275,15 +316,16 @@ function sectionView(
     r.notFound = missing;
     const content = notFoundText(doc, missing);
     r.extra = { content, label: "untrusted content: closest section names" };
-    room -= estimateTokens(content);
+    room -= outgoingTokens(content);
   }
   if (found.length > 0) {
     const sv = sectionsView(doc, found, v.autoExpand);
     r.sectionsReturned = sv.returned;
     r.facts.push(["sections_returned", sv.returned.length]);
     const c = cutToBudget(sv.text, Math.max(1, room));
-    r.body = c.text;
-    if (c.truncated) {
+    const f = fit(c.text, Math.max(1, room));
+    r.body = f.text;
+    if (c.truncated || f.trimmed) {
       r.cut = { totalTokens: c.totalTokens, keptTokens: c.keptTokens };
       r.facts.push(["truncated", true], ["total_tokens", c.totalTokens]);
       r.messages.push(
@@ -343,7 +385,7 @@ function searchView(doc: Document, query: string, budget: number): ViewResult {
     return r;
   }
   const rendered = renderSlices(sliceEntries(doc, r.matchedSlices), budget);
-  r.body = rendered.text;
+  r.body = fit(rendered.text, budget).text;
   r.shownSlices = rendered.shown;
   r.facts.push(["matched_slices", r.matchedSlices]);
   if (rendered.shown.length < outcome.hits.length) {
@@ -384,7 +426,7 @@ function slicesView(doc: Document, requested: number[], budget: number): ViewRes
     return r;
   }
   const rendered = renderSlices(sliceEntries(doc, valid), budget);
-  r.body = rendered.text;
+  r.body = fit(rendered.text, budget).text;
   r.shownSlices = rendered.shown;
   r.facts.push(["slices", rendered.shown]);
   r.messages.push(
@@ -407,10 +449,15 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
   const v = chosen.view;
   const asked = req.max_tokens;
   const whole = options.wholeByDefault && v.kind !== "query" && v.kind !== "search";
-  const budget = Math.min(
-    cap,
-    asked ??
-      (v.kind === "query" ? QUERY_DEFAULT_TOKENS : whole ? Infinity : DEFAULT_MAX_TOKENS),
+  const title = doc.title ? sanitizeLabel(doc.title) : "";
+  const reserve = options.reserve ?? (title ? outgoingTokens(`# ${title}\n\n`) : 0);
+  const budget = Math.max(
+    1,
+    Math.min(
+      cap,
+      asked ??
+        (v.kind === "query" ? QUERY_DEFAULT_TOKENS : whole ? Infinity : DEFAULT_MAX_TOKENS),
+    ) - reserve,
   );
   let r: ViewResult;
   switch (v.kind) {
@@ -431,8 +478,10 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
       break;
   }
   for (const w of chosen.warnings) r.messages.unshift(warning`${w}`);
-  r.returnedTokens = (r.body === doc.markdown ? doc.tokens : estimateTokens(r.body)) +
-    (r.extra ? estimateTokens(r.extra.content) : 0);
+  r.returnedTokens =
+    (r.body === doc.markdown && !tokenizerLoaded() ? doc.tokens : outgoingTokens(r.body)) +
+    (r.extra ? outgoingTokens(r.extra.content) : 0) +
+    (r.body ? reserve : 0);
   if (r.cut || r.extra || v.kind === "query") r.facts.push(["returned_tokens", r.returnedTokens]);
   return r;
 }
@@ -485,7 +534,7 @@ export function outline(
       }, the last ${readOutline({ slice: -1 })}`
       : hint`read a section: ${read}`,
   );
-  r.returnedTokens = estimateTokens(r.body);
+  r.returnedTokens = outgoingTokens(r.body);
   return r;
 }
 

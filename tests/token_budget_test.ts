@@ -1,0 +1,207 @@
+/**
+ * Budgets hold in real tokens (o200k, the public proxy for what clients
+ * count): what `fetch --max-tokens N` returns is at most N real tokens, not
+ * cut far below N when the page is longer, and `returned_tokens` says the
+ * real figure. On the test pages of every script (the CLI, as a user runs
+ * it) and on the shared real pages (the same tool handler, in process;
+ * skipped, visibly, without PARKOUR_SHARED_DIR).
+ */
+import assert from "node:assert/strict";
+import { MAIN, ROOT_DIR, runCli } from "./support/process.ts";
+import { gunzipFile, sharedDir } from "./support/shared.ts";
+import {
+  countTokens,
+  estimateTokens,
+  fitToBudget,
+  tokenizerLoaded,
+} from "../lib/content/tokens.ts";
+import { readFileDocument } from "../lib/sources/file/mod.ts";
+import { htmlDocument } from "../lib/content/pipeline.ts";
+import { decodeText } from "../lib/net/charset.ts";
+import type { Document } from "../lib/content/document.ts";
+import { runIncisive } from "../lib/tools/web_fetch_incisive.ts";
+import { toolContext, ToolRegistry } from "../lib/tools/registry.ts";
+import { TOOLS } from "../lib/tools/catalog.ts";
+import { envelopeReady, parseFrontmatter } from "../lib/envelope/frontmatter.ts";
+import { parseFences } from "../lib/envelope/fence.ts";
+
+const SCRIPTS = `${ROOT_DIR}/fixtures/pages/scripts`;
+const PAGES = [
+  "latin.html",
+  "latin_diacritics.html",
+  "cyrillic.html",
+  "greek.html",
+  "arabic.html",
+  "han.html",
+  "japanese.html",
+  "hangul.html",
+  "code.py",
+  "data.json",
+];
+/** Least share of N a longer page must fill. */
+const FLOOR = 0.7;
+
+Deno.test("tokens: the o200k tables load on the first exact count, not on import", async () => {
+  assert.equal(tokenizerLoaded(), false);
+  assert.equal(estimateTokens("no exact count needed"), estimateTokens("no exact count needed"));
+  assert.equal(tokenizerLoaded(), false);
+  assert.equal(await countTokens("Hello world"), 2);
+  assert.equal(tokenizerLoaded(), true);
+});
+
+Deno.test("cli: --version does not load the tokenizer", async () => {
+  const { code, stderr } = await runCli(["--version"], {}, MAIN, ["--log-level=debug"]);
+  assert.equal(code, 0);
+  assert.match(stderr, /Resolved package folder of/, "the debug log names the packages loaded");
+  assert.doesNotMatch(stderr, /Resolved package folder of gpt-tokenizer/);
+});
+
+Deno.test("tokens: text that looks like a special token is counted as text", async () => {
+  assert.ok((await countTokens("a <|endoftext|> b")) > 3);
+});
+
+Deno.test("tokens: the estimate is within 25 % of real tokens on every script's page", async () => {
+  for (const name of PAGES) {
+    const doc = await readFileDocument(`${SCRIPTS}/${name}`);
+    const real = await countTokens(doc.markdown);
+    const ratio = estimateTokens(doc.markdown) / real;
+    assert.ok(ratio >= 0.75 && ratio <= 1.25, `${name}: estimate/real ${ratio.toFixed(2)}`);
+  }
+});
+
+Deno.test("tokens: fitToBudget keeps text within budget and cuts at a boundary", async () => {
+  const paragraph = "Один абзац русского текста, который повторяется несколько раз. ";
+  const text = Array.from({ length: 40 }, (_, i) => `${i}. ${paragraph}`).join("\n\n");
+  const fit = await fitToBudget(text, 300);
+  assert.equal(fit.trimmed, true);
+  assert.ok(fit.tokens <= 300, `${fit.tokens}`);
+  assert.equal(fit.tokens, await countTokens(fit.text));
+  assert.ok(fit.tokens >= 240, `${fit.tokens}`);
+  assert.ok(text.startsWith(fit.text));
+  assert.match(text.slice(fit.text.length), /^ ?\n/, "cut at a line break");
+  const whole = await fitToBudget("short", 300);
+  assert.deepEqual(whole, { text: "short", tokens: 1, trimmed: false });
+  assert.equal((await fitToBudget(text, 0)).text, "");
+});
+
+/** Checks one answer: at most `n` real tokens, at least FLOOR of `n`, honest returned_tokens. */
+async function checkAnswer(label: string, text: string, fm: Record<string, unknown>, n: number) {
+  const real = await countTokens(text);
+  assert.ok(real <= n, `${label}: ${real} real tokens returned for max_tokens ${n}`);
+  assert.ok(real >= FLOOR * n, `${label}: only ${real} real tokens for max_tokens ${n}`);
+  assert.equal(fm.truncated, true, `${label}: truncated`);
+  // The real count of what was returned (the fence's title line counted on its own, so a
+  // token or two over); at the response cap, of the whole response.
+  const reported = Number(fm.returned_tokens);
+  assert.ok(reported >= real, `${label}: returned_tokens ${reported} < ${real} real`);
+  if (n < 25000) {
+    assert.ok(reported - real <= 2, `${label}: returned_tokens ${reported} != ${real}`);
+  }
+}
+
+for (const name of PAGES) {
+  Deno.test(`cli: fetch --max-tokens holds in real tokens (${name})`, async () => {
+    const n = 250;
+    const { code, stdout, stderr } = await runCli(
+      ["fetch", `${SCRIPTS}/${name}`, "--max-tokens", String(n), "--format", "json"],
+      {},
+      MAIN,
+      [`--allow-read=${ROOT_DIR}/fixtures`],
+    );
+    assert.equal(code, 0, stderr);
+    const out = JSON.parse(stdout);
+    const doc = await readFileDocument(`${SCRIPTS}/${name}`);
+    assert.ok((await countTokens(doc.markdown)) > 2 * n, `${name} is longer than the budget`);
+    await checkAnswer(name, out.content.join("\n\n"), out.frontmatter, n);
+  });
+}
+
+// The shared real pages, through the tool handler the CLI and MCP call.
+const SHARED = sharedDir();
+const skip = SHARED ? "" : " — SKIPPED: set PARKOUR_SHARED_DIR";
+
+async function answer(doc: Document, n: number) {
+  await envelopeReady();
+  const ctx = toolContext({
+    registry: new ToolRegistry(TOOLS, "desktop"),
+    defaultOutput: "markdown",
+    signal: new AbortController().signal,
+  });
+  const result = await runIncisive(
+    { url: "file:///page.html", max_tokens: n },
+    ctx,
+    () => Promise.resolve({ doc, cached: false }),
+  );
+  const text = result.content[0].text;
+  const fm = parseFrontmatter(text) ?? {};
+  const fences = fm.fence ? parseFences(text, String(fm.fence)) : [];
+  return { text: fences.map((f) => f.lines.join("\n")).join("\n\n"), fm };
+}
+
+async function checkPages(pages: AsyncIterable<[string, Document]>, budgets: number[]) {
+  let checked = 0;
+  for await (const [label, doc] of pages) {
+    const total = await countTokens(doc.markdown);
+    for (const n of budgets) {
+      if (total <= 1.25 * n) continue;
+      const { text, fm } = await answer(doc, n);
+      await checkAnswer(`${label} at ${n}`, text, fm, n);
+      checked++;
+    }
+  }
+  assert.ok(checked > 0);
+}
+
+Deno.test({
+  name: `real pages: the page view holds in real tokens (PEP 8, ECMA-262, WHATWG)${skip}`,
+  ignore: !SHARED,
+  fn: () =>
+    checkPages(
+      (async function* () {
+        for (const name of ["pep_8", "ecma262", "whatwg_html"]) {
+          const html = new TextDecoder().decode(
+            await gunzipFile(`${SHARED}/fixtures/real/${name}.html.gz`),
+          );
+          yield [name, htmlDocument(html, `https://example.org/${name}`)] as [string, Document];
+        }
+      })(),
+      [600, 5000, 25000],
+    ),
+});
+
+Deno.test({
+  name: `real pages: the page view holds in real tokens (JSON captures)${skip}`,
+  ignore: !SHARED,
+  fn: () =>
+    checkPages(
+      (async function* () {
+        const names = [...Deno.readDirSync(`${SHARED}/fixtures/real`)].map((e) => e.name);
+        for (const name of names.filter((n) => n.endsWith(".json")).sort()) {
+          yield [name, await readFileDocument(`${SHARED}/fixtures/real/${name}`)] as [
+            string,
+            Document,
+          ];
+        }
+      })(),
+      [600, 5000],
+    ),
+});
+
+Deno.test({
+  name: `real pages: the page view holds in real tokens (article-extraction pages)${skip}`,
+  ignore: !SHARED,
+  fn: () =>
+    checkPages(
+      (async function* () {
+        const dir = `${SHARED}/datasets/article-extraction/html`;
+        for (const name of [...Deno.readDirSync(dir)].map((e) => e.name).sort()) {
+          const html = decodeText(await gunzipFile(`${dir}/${name}`), "text/html").text;
+          yield [name.slice(0, 12), htmlDocument(html, "https://example.org/article")] as [
+            string,
+            Document,
+          ];
+        }
+      })(),
+      [600],
+    ),
+});
