@@ -9,7 +9,8 @@
  *   (see `address.ts`), on every redirect hop, following at most 10 redirects
  *   by hand; the connection is pinned to the checked addresses;
  *   `MCP_ALLOW_PRIVATE_IPS=1` turns the check off; behind a proxy the check is
- *   advisory and the result says so (`degraded`);
+ *   advisory and the result says so (`degraded`); a hop to another origin (or
+ *   scheme) carries only the safe headers, never a source's credentials;
  * - refuses a Content-Length over the cap and stops a body that passes it,
  *   counted after decompression, and stops at a wall-clock deadline
  *   (defaults 5 MiB and 60 s);
@@ -129,6 +130,20 @@ export interface NetDeps {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The request headers a redirect to another origin (or from https to http)
+ * keeps; every other header a source set (credentials under any name:
+ * `authorization`, `x-api-key`, `private-token`, ...) is dropped.
+ */
+const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "user-agent",
+  "range",
+  "content-type",
+]);
 
 interface Hop {
   requested: string;
@@ -333,8 +348,10 @@ export class Net {
         headers.delete("content-type");
       }
       if (next.origin !== current.origin) {
-        headers.delete("authorization");
-        headers.delete("cookie");
+        // Another origin (host, port or scheme): nothing a source set may follow, but the safe few.
+        for (const name of [...headers.keys()]) {
+          if (!CROSS_ORIGIN_HEADERS.has(name)) headers.delete(name);
+        }
       }
       if (visited.has(`${method} ${next.href}`)) {
         throw new NetError(
