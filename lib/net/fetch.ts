@@ -268,7 +268,7 @@ export class Net {
     let body: Uint8Array | undefined = typeof options.body === "string"
       ? new TextEncoder().encode(options.body)
       : options.body;
-    const headers = new Headers(options.headers);
+    const headers = requestHeaders(options.headers);
     headers.set("user-agent", this.#userAgent);
     if (!headers.has("accept")) headers.set("accept", "*/*");
     // A byte range counts bytes of the stored file: ask for it unencoded.
@@ -414,6 +414,32 @@ export class Net {
       json: <T>() => JSON.parse(decode().text) as T,
     };
   }
+}
+
+/**
+ * The caller's headers; a value a header cannot carry (a line break) is an
+ * error naming the header, never its value (it may be a credential).
+ */
+function requestHeaders(init: HeadersInit | undefined): Headers {
+  const headers = new Headers();
+  const entries = init instanceof Headers
+    ? [...init]
+    : Array.isArray(init)
+    ? init
+    : Object.entries(init ?? {});
+  for (const [name, value] of entries) {
+    try {
+      headers.set(name, value);
+    } catch {
+      throw new NetError(
+        "invalid_header",
+        `the request header '${
+          name.replace(/[^\x21-\x7e]/g, "?").slice(0, 60)
+        }' holds characters a header cannot carry (a line break or a control character); if it comes from a key you set, set the key again on one line`,
+      );
+    }
+  }
+  return headers;
 }
 
 /** Parses and checks a URL before any network use. */

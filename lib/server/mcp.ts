@@ -17,7 +17,7 @@
  * @module
  */
 import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import type { OutputFormat } from "../config.ts";
+import { ConfigError, type OutputFormat } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, ToolError, type ToolResult } from "../envelope/response.ts";
 import { FormatError } from "../envelope/formats.ts";
@@ -188,7 +188,9 @@ export async function runTool(
 /** The error result for an exception thrown by tool `name`. */
 export function toolFailure(name: string, error: unknown): ToolResult {
   if (error instanceof ToolError) return errorResult(error.message, error.remote);
-  if (error instanceof FormatError) return errorResult(error.message);
+  if (error instanceof FormatError || error instanceof ConfigError) {
+    return errorResult(error.message);
+  }
   if (error instanceof NetError) return errorResult(error.message, error.remote);
   if (error instanceof DOMException && error.name === "AbortError") {
     return errorResult(`${name} was cancelled before it finished.`);

@@ -28,6 +28,7 @@
  *
  * @module
  */
+import { ConfigError } from "../config.ts";
 import type { Document } from "../content/document.ts";
 import {
   extractForQuery,
@@ -192,6 +193,7 @@ function upstreamExcerpt(remote: NetError["remote"]): string | undefined {
  * | a type that cannot be read as text               | 415    |
  * | content that could not be converted              | 422    |
  * | the client went away                             | 499    |
+ * | a setting of this server is malformed (a key)    | 500    |
  * | anything else                                    | 500    |
  */
 export function apiError(error: unknown): ApiError {
@@ -224,6 +226,7 @@ export function apiError(error: unknown): ApiError {
         return new ApiError(502, error.kind, error.message);
     }
   }
+  if (error instanceof ConfigError) return new ApiError(500, "configuration", error.message);
   if (error instanceof Error && error.name === "ContentError") {
     const unsupported = /cannot be read as text/.test(error.message);
     return new ApiError(
