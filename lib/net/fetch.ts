@@ -282,6 +282,14 @@ export class Net {
       let addresses: string[] | undefined;
       if (proxied) {
         degraded = true;
+        if (!this.#allowPrivate && isLocalhostName(current.hostname)) {
+          throw new NetError(
+            "blocked_address",
+            `refused to fetch ${current.href}: ${current.hostname} is a loopback name. ` +
+              "Only public addresses are fetched; on a trusted machine set MCP_ALLOW_PRIVATE_IPS=1 to allow private ones",
+            current.href,
+          );
+        }
         // The proxy resolves names itself: check what we can, do not pin.
         try {
           await this.#addressesFor(current);
@@ -440,6 +448,12 @@ function requestHeaders(init: HeadersInit | undefined): Headers {
     }
   }
   return headers;
+}
+
+/** Whether `hostname` is `localhost` or under `.localhost`, whatever its case or trailing dot. */
+function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.+$/, "");
+  return name === "localhost" || name.endsWith(".localhost");
 }
 
 /** Parses and checks a URL before any network use. */

@@ -422,6 +422,13 @@ Deno.test({
         env: (name) => (name === "HTTP_PROXY" ? proxyUrl : undefined),
       });
       assert.equal((await failure(blocked.fetch("http://internal.test/"))).kind, "blocked_address");
+      // localhost by name, whatever its case or trailing dot, never goes to the proxy.
+      for (const host of ["LOCALHOST.", "localhost", "Api.LocalHost.", "x.localhost"]) {
+        const error = await failure(blocked.fetch(`http://${host}:8080/`));
+        assert.equal(error.kind, "blocked_address", host);
+        assert.match(error.message, /is a loopback name/, host);
+      }
+      assert.equal(seen.length, 1, "nothing more reached the proxy");
     } finally {
       await proxy.shutdown();
     }
