@@ -166,6 +166,8 @@ export interface RemoteError {
   body?: string;
   /** Its media type. */
   contentType?: string;
+  /** The fence label when the body is not an error page (remote text quoted in an error). */
+  label?: string;
 }
 
 /** Longest extract of a remote error page shown to the caller. */
@@ -177,8 +179,9 @@ export const ERROR_EXTRACT_CHARS = 600;
  * (it may quote the caller's own URL) and should say what to try next.
  */
 export function errorResult(message: string, remote?: RemoteError): ToolResult {
+  // One line: remote text quoted in a message cannot start a line of its own (a forged fence).
   // deno-lint-ignore no-control-regex
-  const clean = message.toWellFormed().replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ");
+  const clean = message.toWellFormed().replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, " ");
   let text = clean.startsWith("Error: ") ? clean : `Error: ${clean}`;
   if (remote?.body) {
     const isHtml = /html/i.test(remote.contentType ?? "") ||
@@ -187,12 +190,25 @@ export function errorResult(message: string, remote?: RemoteError): ToolResult {
     if (extract.length > ERROR_EXTRACT_CHARS) {
       extract = extract.slice(0, ERROR_EXTRACT_CHARS).trimEnd() + " …";
     }
-    if (extract) {
+    if (extract && remote.label) {
+      text += `\n\n${sanitizeLabel(remote.label)}:\n\n` +
+        fence(extract, { id: newFenceId(), label: `untrusted ${sanitizeLabel(remote.label)}` });
+    } else if (extract) {
       text += "\n\nThe server returned an error page:\n\n" +
         fence(extract, { id: newFenceId(), label: "untrusted error page" });
     }
   }
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * Remote text made one line for quoting inside an error's fence: every line
+ * break (CR, LF, NEL, U+2028, U+2029) and control character becomes a space.
+ */
+export function oneLine(text: string, max = 200): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, " ").replace(/ {2,}/g, " ")
+    .trim().slice(0, max);
 }
 
 /** Re-exported for callers that build titles outside fences. */

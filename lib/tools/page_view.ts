@@ -8,7 +8,7 @@
 import type { Document } from "../content/document.ts";
 import type { QueryExtraction } from "../content/query_extract.ts";
 import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { type RemoteError, ToolError, type ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { isTrusted, type Trusted, trusted } from "../envelope/trusted.ts";
 import { currentShelf } from "../shelf/mod.ts";
@@ -156,7 +156,9 @@ export async function loadPage(
   try {
     return await load(url.page, { maxBytes, signal: ctx.signal, fullPage });
   } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
+    if (error instanceof Error && error.name === "ContentError") {
+      throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
+    }
     throw error;
   }
 }
