@@ -251,6 +251,35 @@ export function secretFile(name: string): string | undefined {
   return state.value;
 }
 
+/** Visible ASCII without spaces: the shape of every credential, and what any header can carry. */
+const CREDENTIAL_SHAPE = /^[\x21-\x7e]+$/;
+
+/**
+ * Checks a credential's shape, the one rule for every source: `value` as is
+ * when it is visible ASCII without spaces (or undefined), else a
+ * {@link ConfigError} naming `where` it came from (the variable or the file)
+ * and the fix, and never any part of the value.
+ */
+export function checkedCredential(value: string | undefined, where: string): string | undefined {
+  if (value === undefined || CREDENTIAL_SHAPE.test(value)) return value;
+  throw new ConfigError(
+    `${where} holds characters no credential contains (a space, a line break, a control or non-ASCII character), so it was not used; set it to the key alone, on one line, without quotes or spaces`,
+  );
+}
+
+/**
+ * A credential: the environment variable `variable`, else the file `file`
+ * in {@link configDir} (refused when others may read it, unless `secret` is
+ * false: a client id), checked by {@link checkedCredential}; undefined when
+ * neither is set. Never logged or shown.
+ */
+export function credential(variable: string, file: string, secret = true): string | undefined {
+  const fromEnv = env(variable);
+  if (fromEnv !== undefined) return checkedCredential(fromEnv, variable);
+  const value = (secret ? secretFile(file) : configFile(file)) || undefined;
+  return checkedCredential(value, secretFileState(file).path ?? file);
+}
+
 let s2Accepted: boolean | undefined;
 
 /**
@@ -270,5 +299,5 @@ export function s2LicenceAccepted(): boolean {
  * `x-api-key`; never logged or shown.
  */
 export function s2ApiKey(): string | undefined {
-  return env("S2_API_KEY") ?? (secretFile("s2_api_key") || undefined);
+  return credential("S2_API_KEY", "s2_api_key");
 }

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { SourceError, type SourceRemote } from "../sources/errors.ts";
+import { oneLine, SourceError, type SourceRemote } from "../sources/errors.ts";
 import { bestCount, estimateTokens, tokenWeight, truncateToTokens } from "../content/tokens.ts";
 import { htmlToText } from "../content/text.ts";
 import { contentLines, fence, newFenceId, sanitizeLabel } from "./fence.ts";
@@ -182,8 +182,9 @@ export const ERROR_EXTRACT_CHARS = 600;
  * (it may quote the caller's own URL) and should say what to try next.
  */
 export function errorResult(message: string, remote?: RemoteError): ToolResult {
+  // One line: remote text quoted in a message cannot start a line of its own (a forged fence).
   // deno-lint-ignore no-control-regex
-  const clean = message.toWellFormed().replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ");
+  const clean = message.toWellFormed().replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, " ");
   let text = clean.startsWith("Error: ") ? clean : `Error: ${clean}`;
   if (remote?.body) {
     const isHtml = /html/i.test(remote.contentType ?? "") ||
@@ -192,13 +193,18 @@ export function errorResult(message: string, remote?: RemoteError): ToolResult {
     if (extract.length > ERROR_EXTRACT_CHARS) {
       extract = extract.slice(0, ERROR_EXTRACT_CHARS).trimEnd() + " …";
     }
-    if (extract) {
+    if (extract && remote.label) {
+      text += `\n\n${sanitizeLabel(remote.label)}:\n\n` +
+        fence(extract, { id: newFenceId(), label: `untrusted ${sanitizeLabel(remote.label)}` });
+    } else if (extract) {
       text += "\n\nThe server returned an error page:\n\n" +
         fence(extract, { id: newFenceId(), label: "untrusted error page" });
     }
   }
   return { content: [{ type: "text", text }], isError: true };
 }
+
+export { oneLine };
 
 /** Re-exported for callers that build titles outside fences. */
 export { sanitizeLabel };

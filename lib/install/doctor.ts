@@ -15,7 +15,15 @@
  */
 import { dropWanted } from "./privileges.ts";
 import type { Flags } from "../flags.ts";
-import { configDir, configFromEnv, env, envFlag, looseMode, oneOf } from "../config.ts";
+import {
+  checkedCredential,
+  configDir,
+  configFromEnv,
+  env,
+  envFlag,
+  looseMode,
+  oneOf,
+} from "../config.ts";
 import { BIND_NETWORKS, currentInstallation, DENIED_NETWORKS } from "./launch.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 
@@ -210,6 +218,16 @@ type Found = { check: Check; found: boolean };
 
 function credential(c: Credential, dirReadable: boolean): Found {
   const fromEnv = c.presence ? envFlag(c.variable) : env(c.variable) !== undefined;
+  if (fromEnv && !c.presence) {
+    try {
+      checkedCredential(env(c.variable), c.variable);
+    } catch (error) {
+      return {
+        check: { check: c.check, status: "fail", detail: (error as Error).message },
+        found: false,
+      };
+    }
+  }
   const ok = (detail: string): Found => ({
     check: { check: c.check, status: "ok", detail },
     found: true,

@@ -1,11 +1,18 @@
 /**
  * Reading a response body under a byte cap. Content-Encoding is undone here
- * (gzip, deflate in either framing, brotli, stacked encodings in order), and
- * the cap counts the decoded bytes, so a compression bomb stops at the cap
- * after a few kilobytes of input instead of filling memory.
+ * (gzip, deflate in either framing, brotli), and the cap counts the decoded
+ * bytes. The decoder is node:zlib's streaming one with a small output chunk:
+ * it stops producing while its output is not read, so a compression bomb
+ * costs at most one chunk beyond the cap, whatever its ratio (Deno's
+ * DecompressionStream turns one input chunk into one output chunk of any
+ * size: 400 bytes of brotli into 256 MiB). More than one coding (`gzip,
+ * gzip`) is refused: no real server stacks them, and each layer multiplies
+ * the ratio. A body then costs at most twice the cap in memory (the chunks,
+ * then the joined bytes).
  *
  * @module
  */
+import type { Transform } from "node:stream";
 import { NetError } from "./errors.ts";
 
 /** Human form of a byte count (5 MiB, 512 KiB, 900 bytes). */
@@ -16,51 +23,103 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-type Decoder = TransformStream<Uint8Array, Uint8Array>;
-const decompress = (format: string): Decoder =>
-  new DecompressionStream(format as CompressionFormat) as unknown as Decoder;
+/** Size of one decoded chunk: the most a decoder holds beyond what was counted. */
+const DECODED_CHUNK = 64 * 1024;
 
-function decoderFor(coding: string, first: number | undefined): Decoder | null {
+// node:zlib loads on the first encoded body, not at start-up.
+let nodeZlib: Promise<typeof import("node:zlib")> | undefined;
+
+async function decoderFor(
+  coding: string,
+  first: number | undefined,
+  url: string,
+): Promise<Transform> {
+  const zlib = await (nodeZlib ??= import("node:zlib"));
+  const options = { chunkSize: DECODED_CHUNK };
   switch (coding) {
-    case "identity":
-    case "":
-      return null;
     case "gzip":
     case "x-gzip":
-      return decompress("gzip");
+      return zlib.createGunzip(options);
     case "deflate":
       // Servers send zlib-wrapped or raw deflate under this name; a zlib header starts with 0x?8.
-      return decompress(first !== undefined && (first & 0x0f) === 8 ? "deflate" : "deflate-raw");
+      return first !== undefined && (first & 0x0f) === 8
+        ? zlib.createInflate(options)
+        : zlib.createInflateRaw(options);
     case "br":
-      return decompress("brotli");
+      return zlib.createBrotliDecompress(options);
     default:
       throw new NetError(
         "transport",
-        `the server used an unsupported content encoding '${coding}'`,
+        `the server of ${url} used an unsupported content encoding '${coding.slice(0, 40)}'`,
+        url,
       );
   }
 }
 
-async function peekFirstByte(
-  stream: ReadableStream<Uint8Array>,
-): Promise<[number | undefined, ReadableStream<Uint8Array>]> {
-  const reader = stream.getReader();
-  const { value, done } = await reader.read();
-  const first = done ? undefined : value?.[0];
-  const rest = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (!done && value) controller.enqueue(value);
-    },
-    async pull(controller) {
+/** The codings of a Content-Encoding header, identity left out. */
+function codingsOf(header: string | null): string[] {
+  return (header ?? "").toLowerCase().split(",").map((c) => c.trim())
+    .filter((c) => c && c !== "identity");
+}
+
+/** Decoded chunks of `reader`'s body through `decoder`, honouring backpressure both ways. */
+async function* decodedChunks(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  coding: string,
+  url: string,
+): AsyncGenerator<Uint8Array> {
+  const head = await reader.read();
+  if (head.done) return;
+  const decoder = await decoderFor(coding, head.value[0], url);
+  let failed: unknown;
+  const feed = (async () => {
+    try {
+      let chunk: Uint8Array | undefined = head.value;
+      while (chunk) {
+        if (!decoder.write(chunk)) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              decoder.off("drain", done).off("close", done);
+              resolve();
+            };
+            decoder.on("drain", done).on("close", done);
+          });
+        }
+        if (decoder.destroyed) return;
+        const next = await reader.read();
+        chunk = next.done ? undefined : next.value;
+      }
+      decoder.end();
+    } catch (error) {
+      failed = error;
+      decoder.destroy(error as Error);
+    }
+  })();
+  try {
+    for await (const chunk of decoder) yield chunk as Uint8Array;
+    await feed;
+    if (failed) throw failed;
+  } catch (error) {
+    throw failed ?? error;
+  } finally {
+    decoder.destroy();
+    await reader.cancel().catch(() => {});
+    await feed;
+  }
+}
+
+async function* rawChunks(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  try {
+    while (true) {
       const next = await reader.read();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-  return [first, rest];
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
 }
 
 /** Options of {@link readBody}. */
@@ -75,52 +134,36 @@ export interface ReadBodyOptions {
   signal?: AbortSignal;
 }
 
-/** Reads a body to the end, decoding content encodings, within `maxBytes`. */
+/** Reads a body to the end, decoding its content encoding, within `maxBytes`. */
 export async function readBody(
   stream: ReadableStream<Uint8Array> | null,
   options: ReadBodyOptions,
 ): Promise<Uint8Array> {
   if (!stream) return new Uint8Array();
-  let decoded = stream;
-  const codings = (options.contentEncoding ?? "").toLowerCase().split(",").map((c) => c.trim())
-    .filter((c) => c && c !== "identity");
-  // Codings are listed in the order applied; undo them last to first.
-  for (const coding of codings.reverse()) {
-    const [first, rest] = await peekFirstByte(decoded);
-    const decoder = decoderFor(coding, first);
-    decoded = decoder ? rest.pipeThrough(decoder) : rest;
+  const codings = codingsOf(options.contentEncoding);
+  if (codings.length > 1) {
+    await stream.cancel().catch(() => {});
+    throw new NetError(
+      "transport",
+      `the response from ${options.url} stacks ${codings.length} content codings (${
+        codings.join(", ").slice(0, 80)
+      }); only one is decoded, so it was refused (a server that means it is misconfigured)`,
+      options.url,
+    );
   }
-  const reader = decoded.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  const reader = stream.getReader();
   const onAbort = () => reader.cancel(options.signal?.reason).catch(() => {});
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const source = codings.length
+    ? decodedChunks(reader, codings[0], options.url)
+    : rawChunks(reader);
   try {
-    while (true) {
+    for await (const chunk of source) {
       if (options.signal?.aborted) throw options.signal.reason;
-      let next: ReadableStreamReadResult<Uint8Array>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        if (error instanceof NetError) throw error;
-        throw new NetError(
-          "transport",
-          `the response body from ${options.url} could not be read (${
-            (error as Error).message ?? error
-          }); the connection broke or the content encoding is corrupt`,
-          options.url,
-          { cause: error },
-        );
-      }
-      if (next.done) {
-        // A cancelled read also ends the stream: an abort is not a complete body.
-        if (options.signal?.aborted) throw options.signal.reason;
-        break;
-      }
-      total += next.value.length;
+      total += chunk.length;
       if (total > options.maxBytes) {
-        await reader.cancel("size cap").catch(() => {});
         throw new NetError(
           "too_large",
           `the response from ${options.url} exceeded the ${formatBytes(options.maxBytes)} limit ` +
@@ -128,10 +171,24 @@ export async function readBody(
           options.url,
         );
       }
-      chunks.push(next.value);
+      chunks.push(chunk);
     }
+    // A cancelled read also ends the stream: an abort is not a complete body.
+    if (options.signal?.aborted) throw options.signal.reason;
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (error instanceof NetError) throw error;
+    throw new NetError(
+      "transport",
+      `the response body from ${options.url} could not be read (${
+        (error as Error).message ?? error
+      }); the connection broke or the content encoding is corrupt`,
+      options.url,
+      { cause: error },
+    );
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
+    await source.return(undefined).catch(() => {});
   }
   const out = new Uint8Array(total);
   let offset = 0;

@@ -10,6 +10,7 @@ export type NetErrorKind =
   | "scheme"
   | "credentials"
   | "invalid_url"
+  | "invalid_header"
   | "blocked_address"
   | "dns"
   | "too_large"

@@ -9,7 +9,8 @@
  *   (see `address.ts`), on every redirect hop, following at most 10 redirects
  *   by hand; the connection is pinned to the checked addresses;
  *   `MCP_ALLOW_PRIVATE_IPS=1` turns the check off; behind a proxy the check is
- *   advisory and the result says so (`degraded`);
+ *   advisory and the result says so (`degraded`); a hop to another origin (or
+ *   scheme) carries only the safe headers, never a source's credentials;
  * - refuses a Content-Length over the cap and stops a body that passes it,
  *   counted after decompression, and stops at a wall-clock deadline
  *   (defaults 5 MiB and 60 s);
@@ -129,6 +130,20 @@ export interface NetDeps {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The request headers a redirect to another origin (or from https to http)
+ * keeps; every other header a source set (credentials under any name:
+ * `authorization`, `x-api-key`, `private-token`, ...) is dropped.
+ */
+const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "user-agent",
+  "range",
+  "content-type",
+]);
 
 interface Hop {
   requested: string;
@@ -253,7 +268,7 @@ export class Net {
     let body: Uint8Array | undefined = typeof options.body === "string"
       ? new TextEncoder().encode(options.body)
       : options.body;
-    const headers = new Headers(options.headers);
+    const headers = requestHeaders(options.headers);
     headers.set("user-agent", this.#userAgent);
     if (!headers.has("accept")) headers.set("accept", "*/*");
     // A byte range counts bytes of the stored file: ask for it unencoded.
@@ -267,6 +282,14 @@ export class Net {
       let addresses: string[] | undefined;
       if (proxied) {
         degraded = true;
+        if (!this.#allowPrivate && isLocalhostName(current.hostname)) {
+          throw new NetError(
+            "blocked_address",
+            `refused to fetch ${current.href}: ${current.hostname} is a loopback name. ` +
+              "Only public addresses are fetched; on a trusted machine set MCP_ALLOW_PRIVATE_IPS=1 to allow private ones",
+            current.href,
+          );
+        }
         // The proxy resolves names itself: check what we can, do not pin.
         try {
           await this.#addressesFor(current);
@@ -333,8 +356,10 @@ export class Net {
         headers.delete("content-type");
       }
       if (next.origin !== current.origin) {
-        headers.delete("authorization");
-        headers.delete("cookie");
+        // Another origin (host, port or scheme): nothing a source set may follow, but the safe few.
+        for (const name of [...headers.keys()]) {
+          if (!CROSS_ORIGIN_HEADERS.has(name)) headers.delete(name);
+        }
       }
       if (visited.has(`${method} ${next.href}`)) {
         throw new NetError(
@@ -397,6 +422,38 @@ export class Net {
       json: <T>() => JSON.parse(decode().text) as T,
     };
   }
+}
+
+/**
+ * The caller's headers; a value a header cannot carry (a line break) is an
+ * error naming the header, never its value (it may be a credential).
+ */
+function requestHeaders(init: HeadersInit | undefined): Headers {
+  const headers = new Headers();
+  const entries = init instanceof Headers
+    ? [...init]
+    : Array.isArray(init)
+    ? init
+    : Object.entries(init ?? {});
+  for (const [name, value] of entries) {
+    try {
+      headers.set(name, value);
+    } catch {
+      throw new NetError(
+        "invalid_header",
+        `the request header '${
+          name.replace(/[^\x21-\x7e]/g, "?").slice(0, 60)
+        }' holds characters a header cannot carry (a line break or a control character); if it comes from a key you set, set the key again on one line`,
+      );
+    }
+  }
+  return headers;
+}
+
+/** Whether `hostname` is `localhost` or under `.localhost`, whatever its case or trailing dot. */
+function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.+$/, "");
+  return name === "localhost" || name.endsWith(".localhost");
 }
 
 /** Parses and checks a URL before any network use. */

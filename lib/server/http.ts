@@ -186,7 +186,17 @@ export function gatedHandler(
 ): (request: Request) => Promise<Response> {
   const check = gates(options);
   return async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
+    const host = request.headers.get("host");
+    let url: URL;
+    try {
+      if (host !== null && hostnameOf(host) === undefined) throw new TypeError("bad host");
+      url = new URL(request.url);
+    } catch {
+      return Response.json({
+        error: "Bad request: the Host header is not a valid host[:port]; send the server's address",
+        kind: "bad_host",
+      }, { status: 400 });
+    }
     const mcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
     const rest = options.rest !== undefined ? restPath(url.pathname) : undefined;
     const refusal = check(request, !(rest !== undefined && TOKEN_FREE_PATHS.has(rest)));
@@ -222,11 +232,34 @@ export interface HttpServerHandle {
   shutdown(): Promise<void>;
 }
 
-/** Starts serving; refuses a non-loopback bind without a token. */
+const TOKEN_ADVICE =
+  "64 random hex characters or 43 random base64url ones; make one with: openssl rand -hex 32";
+
+/**
+ * A generous estimate of a token's entropy in bits: its length times the
+ * bits of the alphabet its character classes span (lowercase, uppercase,
+ * digits, others), and 0 for fewer than 8 distinct characters.
+ */
+export function tokenBits(token: string): number {
+  if (new Set(token).size < 8) return 0;
+  let alphabet = 0;
+  if (/[a-z]/.test(token)) alphabet += 26;
+  if (/[A-Z]/.test(token)) alphabet += 26;
+  if (/[0-9]/.test(token)) alphabet += 10;
+  if (/[^a-zA-Z0-9]/.test(token)) alphabet += 32;
+  return token.length * Math.log2(alphabet);
+}
+
+/** Starts serving; refuses a non-loopback bind without a strong token. */
 export function serveHttp(options: HttpServeOptions): HttpServerHandle {
   if (!isLoopback(options.host) && options.token === undefined) {
     throw new Error(
-      `binding ${options.host} exposes the server beyond this machine; set PARKOUR_HTTP_TOKEN to require a bearer token`,
+      `binding ${options.host} exposes the server beyond this machine; set PARKOUR_HTTP_TOKEN to require a bearer token (${TOKEN_ADVICE})`,
+    );
+  }
+  if (!isLoopback(options.host) && tokenBits(options.token!) < 256) {
+    throw new Error(
+      `PARKOUR_HTTP_TOKEN is too weak for binding ${options.host}: a token that guards a server beyond this machine needs at least 32 bytes of entropy (${TOKEN_ADVICE})`,
     );
   }
   const handle = gatedHandler(options);

@@ -17,7 +17,7 @@
  * @module
  */
 import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import type { OutputFormat } from "../config.ts";
+import { ConfigError, type OutputFormat } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
 import { tokenizerReady } from "../content/tokens.ts";
@@ -195,7 +195,9 @@ export async function runTool(
 export function toolFailure(name: string, error: unknown, face: Face = "mcp"): ToolResult {
   if (error instanceof RequestError) return errorResult(error.forFace(face));
   if (error instanceof SourceError) return errorResult(error.message, error.remote);
-  if (error instanceof FormatError) return errorResult(error.message);
+  if (error instanceof FormatError || error instanceof ConfigError) {
+    return errorResult(error.message);
+  }
   if (error instanceof NetError) return errorResult(error.message, error.remote);
   if (error instanceof DOMException && error.name === "AbortError") {
     return errorResult(`${name} was cancelled before it finished.`);

@@ -29,6 +29,7 @@
  * @module
  */
 import { z } from "zod";
+import { ConfigError } from "../config.ts";
 import type { Document } from "../content/document.ts";
 import { htmlToText } from "../content/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
@@ -177,6 +178,7 @@ function upstreamExcerpt(
  * | a type that cannot be read as text               | 415    |
  * | content that could not be converted              | 422    |
  * | the client went away                             | 499    |
+ * | a setting of this server is malformed (a key)    | 500    |
  * | anything else                                    | 500    |
  */
 export function apiError(error: unknown): ApiError {
@@ -217,6 +219,7 @@ export function apiError(error: unknown): ApiError {
       upstream_excerpt: upstreamExcerpt(error.remote),
     });
   }
+  if (error instanceof ConfigError) return new ApiError(500, "configuration", error.message);
   if (error instanceof Error && error.name === "ContentError") {
     const unsupported = /cannot be read as text/.test(error.message);
     return new ApiError(

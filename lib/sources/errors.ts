@@ -15,6 +15,8 @@ export interface SourceRemote {
   body?: string;
   /** Its media type. */
   contentType?: string;
+  /** The fence label when the body is not an error page (remote text quoted in an error). */
+  label?: string;
 }
 
 /** An expected failure of a source; the message says what happened and what to try. */
@@ -27,4 +29,14 @@ export class SourceError extends Error {
     this.name = "SourceError";
     this.remote = remote;
   }
+}
+
+/**
+ * Remote text made one line for quoting inside an error's fence: every line
+ * break (CR, LF, NEL, U+2028, U+2029) and control character becomes a space.
+ */
+export function oneLine(text: string, max = 200): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, " ").replace(/ {2,}/g, " ")
+    .trim().slice(0, max);
 }

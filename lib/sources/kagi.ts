@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { env, secretFile } from "../config.ts";
+import { credential } from "../config.ts";
 import { htmlToText } from "../content/text.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
@@ -241,7 +241,7 @@ export function checkLens(value: string): string {
 
 /** The key, or undefined when none is configured. Never logged. */
 export function kagiApiKey(): string | undefined {
-  return env("KAGI_API_KEY") ?? (secretFile("kagi_api_key") || undefined);
+  return credential("KAGI_API_KEY", "kagi_api_key");
 }
 
 /** One search result. */

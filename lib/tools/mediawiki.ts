@@ -14,7 +14,7 @@ import { z } from "zod";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { type RemoteError, ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../trust.ts";
 import { estimateTokens } from "../content/tokens.ts";
 import {
@@ -78,7 +78,9 @@ function list<T>(value: T | T[] | undefined): T[] {
 }
 
 function asToolError(error: unknown): never {
-  if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
+  if (error instanceof Error && error.name === "ContentError") {
+    throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
+  }
   throw error;
 }
 

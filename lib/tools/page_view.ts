@@ -8,7 +8,7 @@
 import type { Document } from "../content/document.ts";
 import type { QueryExtraction } from "../content/query_extract.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import { type RemoteError, ToolError, type ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
@@ -87,7 +87,9 @@ export async function loadPage(
   try {
     return await load(url.page, { maxBytes, signal: ctx.signal, fullPage });
   } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
+    if (error instanceof Error && error.name === "ContentError") {
+      throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
+    }
     throw error;
   }
 }

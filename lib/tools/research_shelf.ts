@@ -36,6 +36,9 @@ const ACTIONS = [
 const SECTIONS = ["active", "retracted", "all"] as const;
 const FORMATS = ["bibtex", "ris", "json"] as const;
 
+/** Entries in one page of an export: 100 JSON records stay well under the response cap. */
+export const EXPORT_PAGE = 100;
+
 const schema = z.object({
   action: z.enum(ACTIONS).describe(
     "list | confirm | score | note | remove | export | import | clear",
@@ -56,6 +59,9 @@ const schema = z.object({
   with_retracted: z.boolean().optional().describe(
     "export: include retracted works (marked as such); left out by default",
   ),
+  page: z.number().int().min(1).optional().describe(
+    `export: the page to give, ${EXPORT_PAGE} entries each (1 by default); a larger shelf says next_page, and the pages of a JSON export import one after another as the whole`,
+  ),
   data: z.string().optional().describe(
     "import: the JSON an earlier export format=json produced; merged into the shelf",
   ),
@@ -73,7 +79,7 @@ Actions:
 - score doi=... score=N: rate a work.
 - note doi=... text=...: keep a note with a work.
 - remove doi=a,b: drop works.
-- export format=bibtex|ris|json (with_retracted=true to include retracted works): citations to paste into a bibliography, or JSON to keep.
+- export format=bibtex|ris|json (with_retracted=true to include retracted works): citations to paste into a bibliography, or JSON to keep; 100 entries a page (page=N, next_page says when more; JSON pages import one after another as the whole).
 - import data=<JSON from export format=json>: restore or merge a saved shelf; the shelf's own scores, notes and confirmations win.
 - clear: empty the shelf.`;
 
@@ -166,9 +172,35 @@ async function exportShelf(args: ShelfArgs, ctx: ToolContext): Promise<ToolResul
   const withRetracted = args.with_retracted === true;
   const active = byAdded(state.active);
   const retracted = byAdded(state.retracted);
-  const records = withRetracted ? [...active, ...retracted] : active;
+  const all = withRetracted ? [...active, ...retracted] : active;
+  const pages = Math.max(1, Math.ceil(all.length / EXPORT_PAGE));
+  const page = args.page ?? 1;
+  if (page > pages) {
+    throw new ToolError(
+      `page ${page} is past the end: the export has ${pages} page${
+        pages === 1 ? "" : "s"
+      } of ${EXPORT_PAGE} entries; ask for page=1 to ${pages}`,
+    );
+  }
+  const records = all.slice((page - 1) * EXPORT_PAGE, page * EXPORT_PAGE);
   const front = fm("export").set("format", trusted.oneOf(FORMATS, format))
     .set("entries", records.length).set("with_retracted", withRetracted);
+  if (pages > 1) {
+    front.set("page", page).set("pages", pages).set("total_entries", all.length);
+    if (page < pages) {
+      front.set("next_page", page + 1);
+      front.append(
+        "hint",
+        trusted.text`this is page ${page} of ${pages}; export the next with action=export format=${
+          trusted.oneOf(FORMATS, format)
+        } page=${page + 1}${withRetracted ? trusted.text` with_retracted=true` : trusted.text``}${
+          format === "json"
+            ? trusted.text`; import the pages one after another to restore the whole shelf`
+            : trusted.text``
+        }`,
+      );
+    }
+  }
   if (!withRetracted && retracted.length > 0) {
     front.append(
       "note",
@@ -186,7 +218,11 @@ async function exportShelf(args: ShelfArgs, ctx: ToolContext): Promise<ToolResul
   } else if (format === "ris") {
     content = toRis(records);
   } else {
-    content = toJson(active, withRetracted ? retracted : undefined);
+    const onPage = new Set(records);
+    content = toJson(
+      active.filter((r) => onPage.has(r)),
+      withRetracted ? retracted.filter((r) => onPage.has(r)) : undefined,
+    );
     front.append(
       "hint",
       trusted

@@ -160,7 +160,7 @@ Deno.test("mcpb: every variable the manifest sets is one the server reads", asyn
   await walk(`${ROOT_DIR}/lib`);
   for (const file of files) {
     const text = await Deno.readTextFile(file);
-    for (const m of text.matchAll(/\benv(?:Flag)?\("([A-Z0-9_]+)"\)/g)) read.add(m[1]);
+    for (const m of text.matchAll(/\b(?:env(?:Flag)?|credential)\("([A-Z0-9_]+)"/g)) read.add(m[1]);
   }
   assert.ok(read.has("GITHUB_TOKEN") && read.has("PARKOUR_PROFILE"), "the scan finds reads");
   const env = manifest.server.mcp_config.env;

@@ -422,6 +422,13 @@ Deno.test({
         env: (name) => (name === "HTTP_PROXY" ? proxyUrl : undefined),
       });
       assert.equal((await failure(blocked.fetch("http://internal.test/"))).kind, "blocked_address");
+      // localhost by name, whatever its case or trailing dot, never goes to the proxy.
+      for (const host of ["LOCALHOST.", "localhost", "Api.LocalHost.", "x.localhost"]) {
+        const error = await failure(blocked.fetch(`http://${host}:8080/`));
+        assert.equal(error.kind, "blocked_address", host);
+        assert.match(error.message, /is a loopback name/, host);
+      }
+      assert.equal(seen.length, 1, "nothing more reached the proxy");
     } finally {
       await proxy.shutdown();
     }
@@ -435,4 +442,52 @@ Deno.test("fetch: a server that cannot be reached is a clear transport error", a
   const error = await failure(localNet().fetch(`http://site.test:${port}/`));
   assert.equal(error.kind, "transport");
   assert.match(error.message, /could not reach site\.test/);
+});
+
+Deno.test("fetch: a redirect to another origin drops every header the caller set but the safe ones", async () => {
+  const credentials = [
+    "authorization",
+    "cookie",
+    "x-api-key",
+    "proxy-authorization",
+    "x-goog-api-key",
+    "private-token",
+    "x-auth-token",
+  ];
+  const seen: Record<string, string | null>[] = [];
+  const record = (req: Request) => {
+    seen.push(Object.fromEntries(
+      [...credentials, "accept", "accept-language", "user-agent"].map((
+        h,
+      ) => [h, req.headers.get(h)]),
+    ));
+    return new Response("landed");
+  };
+  const other = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, record);
+  try {
+    await serve((req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/away") {
+        return Response.redirect(`http://other.test:${other.addr.port}/landing`, 302);
+      }
+      if (path === "/same") return Response.redirect(new URL("/landing", req.url), 302);
+      return record(req);
+    }, async (base) => {
+      const headers = Object.fromEntries(credentials.map((h) => [h, `secret-${h}`]));
+      const sent = { ...headers, accept: "application/json", "accept-language": "fr" };
+      const net = localNet();
+      assert.equal((await net.fetch(`${base}/same`, { headers: sent })).text(), "landed");
+      assert.equal((await net.fetch(`${base}/away`, { headers: sent })).text(), "landed");
+      const [same, away] = seen;
+      for (const h of credentials) {
+        assert.equal(same[h], `secret-${h}`, `${h} kept on the same origin`);
+        assert.equal(away[h], null, `${h} dropped when the redirect left the origin`);
+      }
+      assert.equal(away.accept, "application/json", "accept is kept");
+      assert.equal(away["accept-language"], "fr", "accept-language is kept");
+      assert.match(away["user-agent"] ?? "", /^parkour-mcp\//);
+    });
+  } finally {
+    await other.shutdown();
+  }
 });

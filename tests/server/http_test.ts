@@ -265,6 +265,10 @@ Deno.test("http: Origin and Host checks (DNS-rebinding protection)", async () =>
         [`localhost:${port}`, 200],
         [`127.0.0.1:${port}`, 200],
         [`[::1]:${port}`, 200],
+        // Malformed: a clear 400, not a 500.
+        ["[::1", 400],
+        ["local host", 400],
+        ["localhost:99999", 400],
       ] as const
     ) {
       assert.equal(await rawStatus(port, host, JSON.stringify(init)), expected, `host ${host}`);
@@ -330,7 +334,22 @@ Deno.test("http: a non-loopback bind needs PARKOUR_HTTP_TOKEN", async () => {
   assert.match(refused.stderr, /PARKOUR_HTTP_TOKEN/);
   assert.equal(refused.stderr.trim().split("\n").length, 1, "one-line error");
 
-  const token = "tok-" + crypto.randomUUID();
+  const weak = await runCli(["serve", "--http", "--host", "0.0.0.0", "--port", "0"], {
+    PARKOUR_HTTP_TOKEN: "x",
+  });
+  assert.equal(weak.code, 2);
+  assert.match(weak.stderr, /PARKOUR_HTTP_TOKEN is too weak .* at least 32 bytes of entropy/);
+  assert.match(weak.stderr, /openssl rand -hex 32/, "says how to make one");
+  assert.equal(weak.stderr.trim().split("\n").length, 1, "one-line error");
+  for (const guessable of ["tok-" + crypto.randomUUID(), "a".repeat(80)]) {
+    const refused = await runCli(["serve", "--http", "--host", "0.0.0.0", "--port", "0"], {
+      PARKOUR_HTTP_TOKEN: guessable,
+    });
+    assert.equal(refused.code, 2, guessable);
+  }
+
+  const token = [...crypto.getRandomValues(new Uint8Array(32))]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
   const server = await HttpServerProcess.start(undefined, ["--host", "0.0.0.0"], {
     PARKOUR_HTTP_TOKEN: token,
   });

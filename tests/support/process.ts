@@ -293,6 +293,11 @@ export class HttpServerProcess {
     throw new Error(`server did not start: ${text}`);
   }
 
+  /** The process id (for reading /proc/<pid>/status). */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
   /** The port it listens on. */
   get port(): number {
     return Number(new URL(this.url).port);

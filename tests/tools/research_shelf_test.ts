@@ -385,3 +385,39 @@ Deno.test("a bad --shelf value or a store without permission ends with a clear u
 globalThis.addEventListener("unload", () => {
   client.close().catch(() => {});
 });
+
+Deno.test("research_shelf: a 400-record JSON export comes in pages that re-import as one", async () => {
+  const big = await connect();
+  const second = await connect();
+  try {
+    const active = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => {
+        const doi = `10.5555/shelf.${i}`;
+        return [doi, record(doi, `Work number ${i} on a long shelf`, { kind: "article" })];
+      }),
+    );
+    const imported = await call(big, { action: "import", data: JSON.stringify({ active }) });
+    assert.equal(imported.fm.created, 400, imported.text);
+    const pages: string[] = [];
+    for (let page = 1; page <= 20; page++) {
+      const a = await call(big, { action: "export", format: "json", page });
+      assert.equal(a.isError, false, a.text);
+      assert.equal(a.fm.truncated, undefined, `page ${page} is whole`);
+      pages.push(a.body[0].join("\n"));
+      if (a.fm.next_page === undefined) break;
+      assert.equal(a.fm.next_page, page + 1);
+      assert.match(a.text, /page=\d+/, "the hint names the next page");
+    }
+    assert.ok(pages.length > 1, "more than one page");
+    let created = 0;
+    for (const data of pages) {
+      const back = await call(second, { action: "import", data });
+      assert.equal(back.isError, false, back.text);
+      created += back.fm.created as number;
+    }
+    assert.equal(created, 400, "every record came back");
+  } finally {
+    await big.close();
+    await second.close();
+  }
+});

@@ -17,7 +17,7 @@
  * @module
  */
 import type { DocumentFact } from "../../content/document.ts";
-import { configDir, env, secretFileState } from "../../config.ts";
+import { checkedCredential, configDir, env, secretFileState } from "../../config.ts";
 import { type Trusted, trusted } from "../../trust.ts";
 import { log } from "../../log.ts";
 import { defaultNet } from "../../net/default.ts";
@@ -54,7 +54,7 @@ export function tokenFilePath(): string | undefined {
 /** Reads the token once per process (see the module notes). */
 export function githubToken(): TokenState {
   if (tokenState) return tokenState;
-  const fromEnv = env("GITHUB_TOKEN");
+  const fromEnv = checkedCredential(env("GITHUB_TOKEN"), "GITHUB_TOKEN");
   if (fromEnv) return (tokenState = { token: fromEnv, from: "env" });
   const file = secretFileState("github_token");
   const path = file.path;
@@ -67,7 +67,8 @@ export function githubToken(): TokenState {
       } lets group or others read it; run chmod 600 on it (requests go unauthenticated meanwhile)`,
     });
   }
-  return (tokenState = file.value ? { token: file.value, from: "file" } : {});
+  const token = checkedCredential(file.value, path ?? "github_token");
+  return (tokenState = token ? { token, from: "file" } : {});
 }
 
 function authHeaders(): Record<string, string> {

@@ -23,7 +23,7 @@
 import { codeDocument } from "../../content/code.ts";
 import { Document, type DocumentFact } from "../../content/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
-import { env, secretFile } from "../../config.ts";
+import { credential } from "../../config.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import type { FetchResult } from "../../net/fetch.ts";
@@ -118,7 +118,7 @@ export const MAX_TREE_FILES = 2_000;
 
 /** The Hub token: `HF_TOKEN`, else `hf_token` in the config folder. Never logged or shown. */
 export function hfToken(): string | undefined {
-  return env("HF_TOKEN") ?? (secretFile("hf_token") || undefined);
+  return credential("HF_TOKEN", "hf_token");
 }
 
 // ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { oneLine, type SourceRemote } from "../errors.ts";
 import { Document, type DocumentFact } from "../../content/document.ts";
 import { htmlToMarkdown } from "../../content/html.ts";
 import type { FurniturePolicy } from "../../content/html.ts";
@@ -30,10 +31,13 @@ import type { Source } from "../router.ts";
 
 /** Thrown for input the caller can fix (an unknown wiki, a bad title). */
 export class MediaWikiError extends Error {
+  /** Remote text the error quotes, fenced by the tool result (never in the message). */
+  readonly remote?: SourceRemote;
   /** Creates the error; the message is shown to the caller. */
-  constructor(message: string) {
+  constructor(message: string, remote?: SourceRemote) {
     super(message);
     this.name = "ContentError";
+    this.remote = remote;
   }
 }
 
@@ -419,10 +423,17 @@ export async function parsePage(wiki: Wiki, title: string, signal?: AbortSignal)
         .hits.map((h) => h.title);
     } catch { /* suggestions are a courtesy */ }
     throw new MediaWikiError(
-      `${wiki.host} has no page titled '${title.slice(0, 200)}'` +
+      `${wiki.host} has no page titled '${oneLine(title)}'` +
         (suggestions.length > 0
-          ? `; similar titles: ${suggestions.map((s) => `'${s}'`).join(", ")}`
+          ? "; the wiki's search has similar titles (below): fetch one by its exact title"
           : "; check the spelling, or use action='search'"),
+      suggestions.length > 0
+        ? {
+          body: suggestions.map((s) => oneLine(s)).join("\n"),
+          contentType: "text/plain",
+          label: "similar titles from the wiki's search",
+        }
+        : undefined,
     );
   }
   apiFailure(body, wiki);

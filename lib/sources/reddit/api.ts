@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { configFile, env, secretFile } from "../../config.ts";
+import { credential } from "../../config.ts";
 import { log } from "../../log.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
@@ -36,9 +36,9 @@ const SETUP =
 
 /** The configured client credentials, if both are present. */
 export function redditCredentials(): { id: string; secret: string } | undefined {
-  const id = env("REDDIT_CLIENT_ID") ?? configFile("reddit_client_id");
-  const secret = env("REDDIT_CLIENT_SECRET") ?? secretFile("reddit_client_secret");
-  return id && secret ? { id: id.trim(), secret: secret.trim() } : undefined;
+  const id = credential("REDDIT_CLIENT_ID", "reddit_client_id", false);
+  const secret = credential("REDDIT_CLIENT_SECRET", "reddit_client_secret");
+  return id && secret ? { id, secret } : undefined;
 }
 
 /** Which access path answered. */
