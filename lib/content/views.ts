@@ -79,19 +79,31 @@ export interface SectionLookup {
 const WS = /[\s\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]+/g;
 const normalise = (s: string) => s.replace(WS, " ").trim();
 
-function dice<T>(x: T[], y: T[]): number {
-  if (x.length === 0 || y.length === 0) return 0;
-  const counts = new Map<T, number>();
-  for (const t of x) counts.set(t, (counts.get(t) ?? 0) + 1);
+/** Most names of one request that get closest-heading suggestions. */
+export const MAX_SUGGESTED_NAMES = 10;
+
+/** Longest part of a requested name compared for suggestions (no heading is longer). */
+const SUGGEST_CHARS = 200;
+
+function counts(items: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of items) out.set(t, (out.get(t) ?? 0) + 1);
+  return out;
+}
+
+/** Dice overlap of a multiset counted once (the request) and a short list (a heading). */
+function dice(x: Map<string, number>, xLength: number, y: readonly string[]): number {
+  if (xLength === 0 || y.length === 0) return 0;
+  const used = new Map<string, number>();
   let common = 0;
   for (const t of y) {
-    const c = counts.get(t) ?? 0;
-    if (c > 0) {
+    const n = used.get(t) ?? 0;
+    if (n < (x.get(t) ?? 0)) {
       common++;
-      counts.set(t, c - 1);
+      used.set(t, n + 1);
     }
   }
-  return (2 * common) / (x.length + y.length);
+  return (2 * common) / (xLength + y.length);
 }
 
 function bigrams(s: string): string[] {
@@ -101,12 +113,48 @@ function bigrams(s: string): string[] {
   return out;
 }
 
-/** How close two slugs are: word overlap with a prefix bonus, or character bigram overlap. */
-function similarity(a: string, b: string): number {
-  let words = dice(a.split("-").filter(Boolean), b.split("-").filter(Boolean));
-  if (b.startsWith(a) || a.startsWith(b)) words += 0.3;
-  else if (b.includes(a)) words += 0.15;
-  return Math.max(words, dice(bigrams(a), bigrams(b)));
+/** A slug with its words and bigrams, split once. */
+interface SlugParts {
+  slug: string;
+  words: string[];
+  bigrams: string[];
+}
+
+function slugParts(slug: string): SlugParts {
+  return { slug, words: slug.split("-").filter(Boolean), bigrams: bigrams(slug) };
+}
+
+/**
+ * How close headings' slugs are to a requested slug: word overlap with a
+ * prefix bonus, or character bigram overlap. The request's words and bigrams
+ * are counted once, so scoring every heading costs the heading's length,
+ * whatever the length of the request.
+ */
+class Closeness {
+  readonly #a: string;
+  readonly #words: Map<string, number>;
+  readonly #wordCount: number;
+  readonly #bigrams: Map<string, number>;
+  readonly #bigramCount: number;
+
+  constructor(slug: string) {
+    this.#a = slug.slice(0, SUGGEST_CHARS);
+    const words = this.#a.split("-").filter(Boolean);
+    const grams = bigrams(this.#a);
+    this.#words = counts(words);
+    this.#wordCount = words.length;
+    this.#bigrams = counts(grams);
+    this.#bigramCount = grams.length;
+  }
+
+  /** Similarity to a heading's slug, from 0 (nothing shared) up. */
+  to(b: SlugParts): number {
+    const a = this.#a;
+    let words = dice(this.#words, this.#wordCount, b.words);
+    if (b.slug.startsWith(a) || a.startsWith(b.slug)) words += 0.3;
+    else if (b.slug.includes(a)) words += 0.15;
+    return Math.max(words, dice(this.#bigrams, this.#bigramCount, b.bigrams));
+  }
 }
 
 /**
@@ -114,18 +162,60 @@ function similarity(a: string, b: string): number {
  * its section number, slug or heading id, the id of any element inside a
  * section (URL fragments), and a fuzzy slug match.
  */
+/** The forms of each heading a lookup compares, computed once per Document. */
+interface HeadingKeys {
+  lower: string;
+  stripped: string;
+  strippedSlug: string;
+  bare: string;
+  /** The number-stripped slug and the slug as {@link Closeness} compares them. */
+  titleParts: SlugParts;
+  slugParts: SlugParts;
+}
+
+const headingKeys = new WeakMap<Document, HeadingKeys[]>();
+
+// A title with a signature or note after it: "Array.prototype.flat ( [ depth ] )".
+const bareTitle = (t: string) => stripNumber(t).replace(/\s*[([].*$/, "").trim().toLowerCase();
+
+function keysOf(doc: Document): HeadingKeys[] {
+  let keys = headingKeys.get(doc);
+  if (!keys) {
+    keys = doc.sections.map((s) => {
+      const stripped = stripNumber(s.title);
+      const strippedSlug = slugify(stripped);
+      return {
+        lower: s.title.toLowerCase(),
+        stripped: stripped.toLowerCase(),
+        strippedSlug,
+        bare: bareTitle(s.title),
+        titleParts: slugParts(strippedSlug),
+        slugParts: slugParts(s.slug),
+      };
+    });
+    headingKeys.set(doc, keys);
+  }
+  return keys;
+}
+
 export function findSections(doc: Document, requests: readonly string[]): SectionLookup[] {
+  const keys = keysOf(doc);
+  const first = (test: (k: HeadingKeys, i: number) => boolean) => {
+    const i = keys.findIndex(test);
+    return i >= 0 ? i : undefined;
+  };
+  let suggested = 0;
   return requests.map((raw) => {
     const request = normalise(raw.replace(/^#/, ""));
     const result: SectionLookup = { request: raw, suggestions: [] };
     if (request === "") return result;
     const lower = request.toLowerCase();
-    const byName = doc.sections.find((s) => s.title === request) ??
-      doc.sections.find((s) => s.title.toLowerCase() === lower);
-    if (byName) return { ...result, index: byName.index, via: "name" };
+    const byName = doc.sections.find((s) => s.title === request)?.index ??
+      first((k) => k.lower === lower);
+    if (byName !== undefined) return { ...result, index: byName, via: "name" };
     const stripped = stripNumber(request).toLowerCase();
-    const byNumber = doc.sections.find((s) => stripNumber(s.title).toLowerCase() === stripped);
-    if (byNumber) return { ...result, index: byNumber.index, via: "number-stripped name" };
+    const byNumber = first((k) => k.stripped === stripped);
+    if (byNumber !== undefined) return { ...result, index: byNumber, via: "number-stripped name" };
     let decoded = request;
     try {
       decoded = decodeURIComponent(request);
@@ -137,30 +227,30 @@ export function findSections(doc: Document, requests: readonly string[]): Sectio
     const wanted = slugify(decoded);
     const wantedStripped = slugify(stripNumber(decoded));
     if (wanted) {
-      const fuzzy = doc.sections.find((s) =>
-        s.slug === wanted || slugify(stripNumber(s.title)) === wantedStripped
+      const fuzzy = first((k, i) =>
+        doc.sections[i].slug === wanted || k.strippedSlug === wantedStripped
       );
-      if (fuzzy) return { ...result, index: fuzzy.index, via: "fuzzy" };
+      if (fuzzy !== undefined) return { ...result, index: fuzzy, via: "fuzzy" };
     }
-    // A title with a signature or note after it: "Array.prototype.flat ( [ depth ] )".
-    const bare = (t: string) => stripNumber(t).replace(/\s*[([].*$/, "").trim().toLowerCase();
-    const wantedBare = bare(decoded);
+    const wantedBare = bareTitle(decoded);
     if (wantedBare) {
-      const signature = doc.sections.filter((s) => bare(s.title) === wantedBare);
-      if (signature.length >= 1) return { ...result, index: signature[0].index, via: "fuzzy" };
-      const prefix = doc.sections.filter((s) => {
-        const t = stripNumber(s.title).toLowerCase();
-        return t.startsWith(wantedBare) && /^[\s(:,.-]/.test(t.slice(wantedBare.length));
-      });
-      if (prefix.length === 1) return { ...result, index: prefix[0].index, via: "fuzzy" };
+      const signature = first((k) => k.bare === wantedBare);
+      if (signature !== undefined) return { ...result, index: signature, via: "fuzzy" };
+      const prefix = keys.flatMap((k, i) =>
+        k.stripped.startsWith(wantedBare) && /^[\s(:,.-]/.test(k.stripped.slice(wantedBare.length))
+          ? [i]
+          : []
+      );
+      if (prefix.length === 1) return { ...result, index: prefix[0], via: "fuzzy" };
     }
-    // No match: the closest headings, for recovery.
-    const scored = doc.sections.map((s) => ({
-      index: s.index,
-      score: Math.max(
-        similarity(wantedStripped || wanted, slugify(stripNumber(s.title))),
-        similarity(wanted, s.slug),
-      ),
+    // No match: the closest headings, for recovery (for the first few names only: each
+    // costs a pass over every heading).
+    if (suggested++ >= MAX_SUGGESTED_NAMES) return result;
+    const byTitle = new Closeness(wantedStripped || wanted);
+    const toSlug = new Closeness(wanted);
+    const scored = keys.map((k, i) => ({
+      index: i,
+      score: Math.max(byTitle.to(k.titleParts), toSlug.to(k.slugParts)),
     })).filter((x) => x.score > 0.3).sort((a, b) => b.score - a.score || a.index - b.index);
     result.suggestions = scored.slice(0, 5).map((x) => x.index);
     return result;

@@ -172,6 +172,24 @@ Deno.test("hostile: 50,000 headings page through outline windows", async () => {
   assert.ok(checkEnvelope(section.text).lines.includes("t49999"));
 });
 
+Deno.test("hostile: long misspelt section names on 50,000 headings are answered, longer ones refused", async () => {
+  // 50 names at the longest the request schema allows: suggestions cost each heading's
+  // length, not the name's, so the answer comes back (it took minutes before).
+  const names = Array.from({ length: 50 }, (_, i) => `hedaing ${i} `.repeat(50).slice(0, 500));
+  const started = performance.now();
+  const answer = await call("web_fetch_incisive", { url: `${BASE}/many-headings`, section: names });
+  console.log(
+    `50 names of 500 characters on 50,000 headings: ${Math.round(performance.now() - started)} ms`,
+  );
+  const { fm } = checkEnvelope(answer.text);
+  assert.equal((fm.sections_not_found as unknown[]).length, 50);
+  const tooLong = await call("web_fetch_incisive", {
+    url: `${BASE}/many-headings`,
+    section: "h".repeat(501),
+  });
+  assert.match(tooLong.text, /^Error: .*section is limited to 500 characters/);
+});
+
 Deno.test({
   name: "hostile: shutdown",
   sanitizeResources: false,
