@@ -566,7 +566,10 @@ export function extractForQuery(
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
     return whole(doc, "low", originalTokens);
   }
-  const picker = new Picker(doc, index, budget, ranking);
+  // Units are priced one by one; the estimate of the joined text can differ by a few tokens
+  // (it weighs the whole text's features), so picking leaves that much room.
+  const slack = Math.max(2, Math.ceil(budget * 0.03));
+  const picker = new Picker(doc, index, budget - slack, ranking);
   let confidence: ExtractConfidence = "medium";
   if (unitMode) {
     picker.pickWithin(0, n, true);
