@@ -400,20 +400,27 @@ export interface Fit {
  */
 export async function fitToBudget(text: string, budget: number, tail = ""): Promise<Fit> {
   await tokenizerReady();
-  if (tail === "") return fitToBudgetSync(text, budget);
+  return fitToBudgetSync(text, budget, tail);
+}
+
+/** {@link fitToBudget} once {@link tokenizerReady} has resolved. */
+export function fitToBudgetSync(text: string, budget: number, tail = ""): Fit {
+  if (tail === "") return fitPrefix(text, budget);
   // `tail` (a list of what was left out) follows the text and counts in the budget.
+  const whole = countTokensSync(text + tail);
+  if (whole <= budget) return { text: text + tail, tokens: whole, trimmed: false };
   let room = budget - countTokensSync(tail);
   for (let round = 0; round < 8 && room > 0; round++) {
-    const head = fitToBudgetSync(text, room);
+    const head = fitPrefix(text, room);
     const tokens = countTokensSync(head.text + tail);
     if (tokens <= budget) return { text: head.text + tail, tokens, trimmed: true };
     room -= tokens - budget;
   }
-  return fitToBudgetSync(text, budget);
+  return fitPrefix(text, budget);
 }
 
-/** {@link fitToBudget} once {@link tokenizerReady} has resolved. */
-export function fitToBudgetSync(text: string, budget: number): Fit {
+/** The longest prefix of `text` within `budget` real tokens, cut at a boundary. */
+function fitPrefix(text: string, budget: number): Fit {
   const enc = encoding;
   if (!enc) throw new Error("the tokenizer is not loaded: await tokenizerReady() first");
   const limit = Math.max(0, Math.floor(budget));

@@ -19,12 +19,7 @@ import {
   QUERY_MAX_TOKENS,
   type QueryExtraction,
 } from "../content/query_extract.ts";
-import {
-  countTokensSync,
-  estimateTokens,
-  fitToBudgetSync,
-  tokenizerLoaded,
-} from "../content/tokens.ts";
+import { bestCount, estimateTokens, fitToBudgetSync, tokenizerLoaded } from "../content/tokens.ts";
 import {
   cutToBudget,
   findSections,
@@ -128,29 +123,18 @@ export interface ViewOptions {
 
 const SECTION_LIST_SHARE = 0.25;
 
-/** Tokens of text as it goes out: real (o200k) once the face loaded the tokenizer. */
-export function outgoingTokens(text: string): number {
-  return tokenizerLoaded() ? countTokensSync(text) : estimateTokens(text);
-}
+const LIST_HEAD = "\n\n---\n\nSections:\n";
 
 /**
  * The exact check of what goes out: blocks were chosen on the estimate;
- * once the tokenizer is loaded, `text` (followed by `tail`, which counts in
- * the budget and is kept whole) is trimmed until it fits `budget` real tokens.
+ * once the face loaded the tokenizer, `text` (followed by `tail`, which
+ * counts in the budget) is trimmed until it fits `budget` real tokens.
  */
 function fit(text: string, budget: number, tail = ""): { text: string; trimmed: boolean } {
-  if (!tokenizerLoaded() || !Number.isFinite(budget)) return { text: text + tail, trimmed: false };
-  if (countTokensSync(text + tail) <= budget) return { text: text + tail, trimmed: false };
-  let room = budget - countTokensSync(tail);
-  for (let round = 0; round < 8 && room > 0; round++) {
-    const head = fitToBudgetSync(text, room);
-    const total = countTokensSync(head.text + tail);
-    if (total <= budget) return { text: head.text + tail, trimmed: true };
-    room -= total - budget;
-  }
-  return { text: fitToBudgetSync(text + tail, budget).text, trimmed: true };
+  return tokenizerLoaded() && Number.isFinite(budget)
+    ? fitToBudgetSync(text, budget, tail)
+    : { text: text + tail, trimmed: false };
 }
-const LIST_HEAD = "\n\n---\n\nSections:\n";
 
 /** The section list that follows a cut page, within `budget` tokens ("" when none fits). */
 function sectionList(doc: Document, budget: number): string {
@@ -200,7 +184,7 @@ function pageBody(
     text: f.text,
     cut: {
       totalTokens: total,
-      keptTokens: outgoingTokens(f.text.slice(0, f.text.length - tail.length)),
+      keptTokens: bestCount(f.text.slice(0, f.text.length - tail.length)),
     },
     listed: list !== "",
   };
@@ -316,7 +300,7 @@ function sectionView(
     r.notFound = missing;
     const content = notFoundText(doc, missing);
     r.extra = { content, label: "untrusted content: closest section names" };
-    room -= outgoingTokens(content);
+    room -= bestCount(content);
   }
   if (found.length > 0) {
     const sv = sectionsView(doc, found, v.autoExpand);
@@ -450,7 +434,7 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
   const asked = req.max_tokens;
   const whole = options.wholeByDefault && v.kind !== "query" && v.kind !== "search";
   const title = doc.title ? sanitizeLabel(doc.title) : "";
-  const reserve = options.reserve ?? (title ? outgoingTokens(`# ${title}\n\n`) : 0);
+  const reserve = options.reserve ?? (title ? bestCount(`# ${title}\n\n`) : 0);
   const budget = Math.max(
     1,
     Math.min(
@@ -479,8 +463,8 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
   }
   for (const w of chosen.warnings) r.messages.unshift(warning`${w}`);
   r.returnedTokens =
-    (r.body === doc.markdown && !tokenizerLoaded() ? doc.tokens : outgoingTokens(r.body)) +
-    (r.extra ? outgoingTokens(r.extra.content) : 0) +
+    (r.body === doc.markdown && !tokenizerLoaded() ? doc.tokens : bestCount(r.body)) +
+    (r.extra ? bestCount(r.extra.content) : 0) +
     (r.body ? reserve : 0);
   if (r.cut || r.extra || v.kind === "query") r.facts.push(["returned_tokens", r.returnedTokens]);
   return r;
@@ -534,7 +518,7 @@ export function outline(
       }, the last ${readOutline({ slice: -1 })}`
       : hint`read a section: ${read}`,
   );
-  r.returnedTokens = outgoingTokens(r.body);
+  r.returnedTokens = bestCount(r.body);
   return r;
 }
 
