@@ -14,39 +14,9 @@
  *
  * @module
  */
-// The serializer loads on first need (see envelopeReady), not at start-up.
-type YamlModule = typeof import("yaml");
-let YAML: YamlModule | undefined;
-let loading: Promise<void> | undefined;
+import { envelopeReady, yamlModule } from "../yaml.ts";
 
-/**
- * Loads the YAML serializer. Frontmatter renders and parses only once this
- * has resolved; the server awaits it before running a tool, and importing
- * the package entry awaits it for library users.
- */
-export function envelopeReady(): Promise<void> {
-  return (loading ??= import("yaml").then((m) => {
-    YAML = m;
-  }));
-}
-
-/**
- * The YAML package, once {@link envelopeReady} has resolved (it is loaded
- * lazily because importing it costs a quarter of a second at start-up).
- * Throws before that.
- */
-export function yamlModule(): YamlModule {
-  return serializer();
-}
-
-function serializer(): YamlModule {
-  if (!YAML) {
-    throw new Error(
-      "the envelope is not ready: await envelopeReady() before rendering frontmatter",
-    );
-  }
-  return YAML;
-}
+export { envelopeReady, yamlModule };
 import { expandToolRefs } from "../config.ts";
 import { isTrusted, Trusted, trusted, UntrustedValueError } from "../trust.ts";
 import { processTipLedger, type TipLedger, tipText } from "./tips.ts";
@@ -223,7 +193,7 @@ export class Frontmatter {
       }
     }
     if (Object.keys(record).length === 0) return "---\n---";
-    const Y = serializer();
+    const Y = yamlModule();
     const doc = new Y.Document(record, { version: "1.1" });
     // Lists of numbers (slice indexes) read best on one line: [3, 7, 12].
     if (Y.isMap(doc.contents)) {
@@ -264,7 +234,7 @@ export function parseFrontmatter(text: string): Record<string, unknown> | null {
   if (end < 0) return null;
   const body = lines.slice(1, end).join("\n");
   if (body.trim() === "") return {};
-  return serializer().parse(body, { version: "1.1" }) as Record<string, unknown>;
+  return yamlModule().parse(body, { version: "1.1" }) as Record<string, unknown>;
 }
 
 export { Trusted };

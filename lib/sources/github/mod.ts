@@ -21,7 +21,7 @@
  */
 
 import { hint, messageFact, ph, readPage } from "../../hint.ts";
-import { envelopeReady, yamlModule } from "../../envelope/frontmatter.ts";
+import { envelopeReady, yamlModule } from "../../yaml.ts";
 import { codeDocument, type CodeFile } from "../../content/code.ts";
 import { Document, type DocumentFact, type Sized } from "../../content/document.ts";
 import { SourceError } from "../errors.ts";
