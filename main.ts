@@ -31,9 +31,7 @@ import { runSections } from "./lib/tools/web_fetch_sections.ts";
 import { type Loader, webLoader } from "./lib/tools/page_view.ts";
 import type { HintContext } from "./lib/hint.ts";
 import type { ViewResult } from "./lib/views/view.ts";
-import { pageUrl } from "./lib/views/page.ts";
 import {
-  chooseView,
   closestName,
   fromText,
   OUTLINE_FIELDS,
@@ -42,6 +40,7 @@ import {
   PAGE_FIELDS,
   PAGE_KEYS,
   pageRequestSchema,
+  param,
   paramName,
   parseWith,
   renderParams,
@@ -144,6 +143,9 @@ const PAGE_FORMAT: FlagSpec = {
   help: "envelope (what MCP clients get, default), markdown (the page text only) or json",
 };
 
+/** Parameter names inside the request model's descriptions, to spell them as flags. */
+const FIELD_NAME = new RegExp(`\\b(${PAGE_KEYS.filter((k) => k !== "url").join("|")})\\b`, "g");
+
 /** Help text of the view flags (the request model's descriptions, in CLI words). */
 function viewFlags(keys: readonly string[], fields: Record<string, { description?: string }>) {
   const flags: Record<string, FlagSpec> = {};
@@ -151,10 +153,7 @@ function viewFlags(keys: readonly string[], fields: Record<string, { description
     if (key === "url") continue;
     const kind = TEXT_KINDS[key];
     const help = renderParams(
-      (fields[key].description ?? "").replace(
-        /\b(max_tokens|query|section|search|slices|requires_js|actions|auto_expand|full_page)\b/g,
-        (k) => `\ue000${k}\ue001`,
-      ),
+      (fields[key].description ?? "").replace(FIELD_NAME, (k) => param(k)),
       "cli",
     );
     const value = kind === "ints"
@@ -329,9 +328,8 @@ async function runPageCommand(
       const args = parseWith(outlineRequestSchema, pageInput(flags, OUTLINE_KEYS, url));
       result = await runSections(args, ctx, cliLoader, hints);
     } else {
+      // Conflicting views are refused by the tool before anything is read (a usage error here).
       const args = parseWith(pageRequestSchema, pageInput(flags, PAGE_KEYS, url));
-      const fragment = pageUrl(url, true).fragment;
-      chooseView(args, fragment, false);
       result = await runIncisive(args, ctx, cliLoader, hints);
     }
   } catch (error) {

@@ -166,22 +166,13 @@ function renderPart(part: Part, ctx: HintContext): string {
   if (typeof part === "string") return part;
   if (typeof part === "number") return String(part);
   if ("param" in part) {
-    switch (ctx.face) {
-      case "cli": {
-        const args = cliArgs({ [part.param]: part.value ?? true });
-        return part.value === undefined ? paramName("cli", part.param) : args.join(" ");
-      }
-      case "rest":
-        return part.value === undefined
-          ? `${part.param}=`
-          : `${part.param}=${
-            isPlaceholder(part.value) ? `<${part.value.placeholder}>` : String(part.value)
-          }`;
-      default:
-        return part.value === undefined
-          ? `${part.param}=`
-          : `${part.param}=${mcpValue(part.value)}`;
+    if (ctx.face === "cli") {
+      return part.value === undefined
+        ? paramName("cli", part.param)
+        : cliArgs({ [part.param]: part.value }).join(" ");
     }
+    // MCP, REST and the library write a parameter the same way: name=value.
+    return `${part.param}=${part.value === undefined ? "" : mcpValue(part.value)}`;
   }
   const entries = Object.entries(part.params);
   switch (ctx.face) {

@@ -36,6 +36,7 @@ import { hint, type Message, note, ph, readOutline, readPage, warning } from "..
 import {
   chooseView,
   DEFAULT_MAX_TOKENS,
+  OUTLINE_WINDOW,
   type OutlineRequest,
   type PageRequest,
   QUERY_DEFAULT_TOKENS,
@@ -486,7 +487,7 @@ export function outline(
     );
     return r;
   }
-  const size = options.window ?? 100;
+  const size = options.window ?? OUTLINE_WINDOW;
   const o = outlineView(doc, req.slice ?? 0, size);
   r.outline = {
     window: o.window,
