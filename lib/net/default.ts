@@ -9,7 +9,9 @@
  *   (tests; per-host spacing and retry waits then pass 100 times faster);
  *   `PARKOUR_RECORD_DIR`: record every exchange there;
  * - `PARKOUR_SHARED_DIR`: where replayed exchanges find the shared captures;
- * - `PARKOUR_CACHE_MB`: page cache bound (default 256).
+ * - `PARKOUR_CACHE_MB`: page cache bound (default 256);
+ * - `PARKOUR_CACHE=redis://...`: a store shared by replicas (see `shared.ts`),
+ *   whose request slots this network then uses.
  *
  * @module
  */
@@ -18,6 +20,7 @@ import { DEFAULT_CACHE_BYTES, PageCache } from "./cache.ts";
 import { fastClock } from "./clock.ts";
 import { Net } from "./fetch.ts";
 import { recordingTransport, ReplayStore } from "./replay.ts";
+import { sharedStore } from "./shared.ts";
 import { pinnedTransport, proxyTransport } from "./transport.ts";
 
 /** Builds a network from the environment. */
@@ -43,6 +46,7 @@ export function netFromEnv(): Net {
     allowPrivate,
     env,
     contact: env("MCP_CONTACT_EMAIL"),
+    sharedSlots: sharedStore,
   });
 }
 

@@ -12,6 +12,15 @@
  * @module
  */
 import type { Clock } from "./clock.ts";
+import { log } from "../log.ts";
+
+/** Slots kept outside this process (the shared store), so replicas space requests together. */
+export interface SharedSlots {
+  /** Reserves the next slot; resolves to the wait in ms. */
+  reserveSlot(key: string, intervalMs: number): Promise<number>;
+  /** Moves the next slot at least `waitMs` from now. */
+  pushBack(key: string, waitMs: number): Promise<void>;
+}
 
 /** Interval in ms by host suffix; the longest matching suffix wins. */
 export const HOST_INTERVALS: Record<string, number> = {
@@ -59,14 +68,36 @@ export function limitFor(host: string): Limit {
   return best ? { key: best, intervalMs: HOST_INTERVALS[best] } : { key: h, intervalMs: 0 };
 }
 
-/** Spaces request starts per key (a host, or a group of hosts). */
+/**
+ * Spaces request starts per key (a host, or a group of hosts). With shared
+ * slots, the spacing holds across every process sharing them; when the
+ * store fails, this process keeps its own spacing.
+ */
 export class HostLimiter {
   readonly #next = new Map<string, number>();
   readonly #clock: Clock;
+  readonly #shared?: () => SharedSlots | undefined;
 
-  /** Creates a limiter on `clock`. */
-  constructor(clock: Clock) {
+  /** Creates a limiter on `clock`, with the shared slots `shared` returns (if any). */
+  constructor(clock: Clock, shared?: () => SharedSlots | undefined) {
     this.#clock = clock;
+    this.#shared = shared;
+  }
+
+  /**
+   * After a 429 or 503 with a wait, no request of `key` starts before it is
+   * over (in every process sharing the slots).
+   */
+  async backOff(key: string, waitMs: number): Promise<void> {
+    if (waitMs <= 0) return;
+    const until = this.#clock.now() + waitMs;
+    if ((this.#next.get(key) ?? 0) < until) this.#next.set(key, until);
+    const shared = this.#shared?.();
+    if (shared) {
+      await shared.pushBack(key, waitMs).catch((error) =>
+        log("debug", "shared back-off failed", error)
+      );
+    }
   }
 
   /**
@@ -75,6 +106,19 @@ export class HostLimiter {
    */
   async acquire(key: string, intervalMs: number, signal?: AbortSignal): Promise<void> {
     if (intervalMs <= 0) return;
+    const shared = this.#shared?.();
+    if (shared) {
+      try {
+        const wait = await shared.reserveSlot(key, intervalMs);
+        // A local back-off (a 429 seen here) still applies.
+        const local = Math.max(0, (this.#next.get(key) ?? 0) - this.#clock.now());
+        const total = Math.max(wait, local);
+        if (total > 0) await this.#clock.sleep(total, signal);
+        return;
+      } catch (error) {
+        log("debug", "shared request slot failed; spacing in this process", error);
+      }
+    }
     const now = this.#clock.now();
     const slot = Math.max(now, this.#next.get(key) ?? 0);
     this.#next.set(key, slot + intervalMs);
