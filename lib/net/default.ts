@@ -10,6 +10,8 @@
  *   `PARKOUR_RECORD_DIR`: record every exchange there;
  * - `PARKOUR_SHARED_DIR`: where replayed exchanges find the shared captures;
  * - `PARKOUR_CACHE_MB`: page cache bound (default 256);
+ * - `PARKOUR_HOST_INTERVALS`: `host=ms,...`, request spacing per host suffix
+ *   beside (and over) the built-in table;
  * - `PARKOUR_CACHE=redis://...`: a store shared by replicas (see `shared.ts`),
  *   whose request slots this network then uses.
  *
@@ -19,12 +21,15 @@ import { env, envFlag } from "../config.ts";
 import { DEFAULT_CACHE_BYTES, PageCache } from "./cache.ts";
 import { fastClock } from "./clock.ts";
 import { Net } from "./fetch.ts";
+import { parseHostIntervals, setHostIntervals } from "./limiter.ts";
 import { recordingTransport, ReplayStore } from "./replay.ts";
 import { sharedStore } from "./shared.ts";
 import { pinnedTransport, proxyTransport } from "./transport.ts";
 
 /** Builds a network from the environment. */
 export function netFromEnv(): Net {
+  const intervals = env("PARKOUR_HOST_INTERVALS");
+  if (intervals) setHostIntervals(parseHostIntervals(intervals));
   const allowPrivate = envFlag("MCP_ALLOW_PRIVATE_IPS");
   const replay = env("PARKOUR_REPLAY_DIR");
   if (replay) {

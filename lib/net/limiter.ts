@@ -58,14 +58,48 @@ export interface Limit {
   intervalMs: number;
 }
 
+/** Intervals a deployment set (`PARKOUR_HOST_INTERVALS`), over the table's. */
+const overrides = new Map<string, number>();
+
+/** Sets the deployment's intervals by host suffix (replacing earlier ones). */
+export function setHostIntervals(table: Record<string, number>): void {
+  overrides.clear();
+  for (const [host, ms] of Object.entries(table)) {
+    overrides.set(host.toLowerCase().replace(/\.$/, ""), ms);
+  }
+}
+
+/**
+ * Reads `host=ms,host=ms` (`PARKOUR_HOST_INTERVALS`); throws with the entry
+ * and the expected form when one does not parse.
+ */
+export function parseHostIntervals(value: string): Record<string, number> {
+  const table: Record<string, number> = {};
+  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9.:\-\[\]]+)=(\d{1,7})$/i.exec(entry);
+    if (!m) {
+      throw new Error(
+        `PARKOUR_HOST_INTERVALS entry '${entry}' is not host=milliseconds (for example arxiv.org=3000,example.org=500)`,
+      );
+    }
+    table[m[1]] = Number(m[2]);
+  }
+  return table;
+}
+
 /** The limit for `host` from the table (interval 0 when none applies). */
 export function limitFor(host: string): Limit {
   const h = host.toLowerCase().replace(/\.$/, "");
   let best = "";
-  for (const suffix of Object.keys(HOST_INTERVALS)) {
-    if ((h === suffix || h.endsWith("." + suffix)) && suffix.length > best.length) best = suffix;
+  let interval = 0;
+  for (const [suffix, ms] of [...Object.entries(HOST_INTERVALS), ...overrides]) {
+    const matches = h === suffix || h.endsWith("." + suffix);
+    if (matches && (suffix.length > best.length || (suffix === best && overrides.has(suffix)))) {
+      best = suffix;
+      interval = ms;
+    }
   }
-  return best ? { key: best, intervalMs: HOST_INTERVALS[best] } : { key: h, intervalMs: 0 };
+  return best ? { key: best, intervalMs: interval } : { key: h, intervalMs: 0 };
 }
 
 /**
