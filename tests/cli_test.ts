@@ -143,7 +143,7 @@ Deno.test("cli: --format text has no margins, draws the outline as a tree, ends 
   );
   assert.equal(tree.length, 6, outline.stdout);
   assert.match(tree[0], /^Widget Field Guide +#top +\d+ +\(\d+\)$/);
-  assert.match(tree[2], /^│  └─ Sizes +#sizes +\d+$/);
+  assert.match(tree[2], /^│ {2}└─ Sizes +#sizes +\d+$/);
   assert.match(tree[5], /^└─ Frequently asked +#faq/);
   // The addresses stand in one column.
   assert.equal(new Set(tree.map((l) => l.indexOf("#"))).size, 1, tree.join("\n"));
@@ -155,6 +155,7 @@ Deno.test("cli: --format text has no margins, draws the outline as a tree, ends 
   assert.equal(section.code, 0);
   assert.match(section.stdout, /^sections_returned: 1$/m);
   assert.match(section.stdout, /^### Care\n\n- Oil monthly\.$/m);
+  // deno-lint-ignore no-control-regex
   assert.doesNotMatch(section.stdout, /\x1b\[/, "no colour into a pipe");
 });
 
@@ -237,9 +238,11 @@ Deno.test({
     const line = quote([Deno.execPath(), ...startFlags(), ...READ_FIXTURES, MAIN]);
     const { NO_COLOR: _, ...colourEnv } = childEnv();
     const coloured = await onTerminal(`${line} sections ${quote([GUIDE])}`, colourEnv);
+    // deno-lint-ignore no-control-regex
     assert.match(coloured, /\x1b\[36m#sizes/, "addresses in colour");
     assert.match(coloured, /├─ /);
     const plain = await onTerminal(`${line} sections ${quote([GUIDE])}`, childEnv());
+    // deno-lint-ignore no-control-regex
     assert.doesNotMatch(plain, /\x1b\[[0-9;]*m/);
     assert.match(plain, /^Widget Field Guide +#top/m);
   },
@@ -276,6 +279,7 @@ Deno.test({
         screen,
         new RegExp(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading ${url.replaceAll(".", "\\.")} \\(1\\.\\d s\\)`),
       );
+      // deno-lint-ignore no-control-regex
       assert.match(screen, /\x1b\[2K/, "the line is cleared");
       assert.match(screen, /^Slow +#slow/m);
     } finally {
