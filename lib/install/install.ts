@@ -548,7 +548,7 @@ export async function runInstall(flags: Flags): Promise<number> {
       '  "Read the outline of https://en.wikipedia.org/wiki/Deno_(software), then its History section."',
     );
   }
-  if (request.all && !request.force && clients.length === 0) {
+  if (request.all && !request.force && !outcomes.some((o) => o.status !== "skipped")) {
     lines.push("No MCP client was found on this machine; name one with --target, or add --force.");
   }
   console.log(lines.join("\n"));
