@@ -418,12 +418,13 @@ async function runPageCommand(
   const v = (result as { view?: ViewResult }).view;
   const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
   if (format === "json") {
-    // The outline as a list of sections; any other answer as frontmatter and contents.
+    // The outline as the list of its sections; any other answer as frontmatter and contents.
+    const outline = !result.isError && v?.outline ? v.outline.entries : undefined;
     console.log(JSON.stringify(
-      !result.isError && v?.outline ? v.outline.entries : {
+      {
         error: result.isError === true,
         frontmatter: meta ?? {},
-        content: fences.map((f) => f.lines.join("\n")),
+        ...(outline ? { sections: outline } : { content: fences.map((f) => f.lines.join("\n")) }),
         text: meta ? undefined : text,
       },
       null,

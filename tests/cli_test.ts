@@ -88,7 +88,11 @@ async function manySections(n: number): Promise<{ dir: string; file: string }> {
 Deno.test("cli: sections --format json is the list of sections, with tokens and paths", async () => {
   const { code, stdout } = await page(["sections", GUIDE, "--format", "json"]);
   assert.equal(code, 0);
-  const list = JSON.parse(stdout);
+  const parsed = JSON.parse(stdout);
+  assert.equal(parsed.error, false);
+  assert.equal(parsed.frontmatter.total_sections, 6);
+  assert.equal(parsed.content, undefined, "no Markdown string");
+  const list = parsed.sections;
   assert.ok(Array.isArray(list), stdout);
   assert.deepEqual(list.map((s: { address: string }) => s.address), [
     "#top",
@@ -116,10 +120,10 @@ Deno.test("cli: --slice all shows the whole outline; windows of 100 otherwise", 
     const flags = [`--allow-read=${dir}`];
     const windowed = await page(["sections", file, "--format", "json"], {}, flags);
     assert.equal(windowed.code, 0, windowed.stderr);
-    assert.equal(JSON.parse(windowed.stdout).length, 100);
+    assert.equal(JSON.parse(windowed.stdout).sections.length, 100);
     const all = await page(["sections", file, "--slice", "all", "--format", "json"], {}, flags);
     assert.equal(all.code, 0, all.stderr);
-    const list = JSON.parse(all.stdout);
+    const list = JSON.parse(all.stdout).sections;
     assert.equal(list.length, 151);
     assert.equal(list.at(-1).address, "#s149");
     const text = await page(["sections", file, "--slice", "all", "--format", "text"], {}, flags);
@@ -181,7 +185,7 @@ Deno.test("cli: a bare page.html is a missing file, a bare host is read as https
   );
   assert.equal(host.code, 0, host.stderr);
   assert.match(host.stderr, /^reading https:\/\/example\.org\/ferry-guide$/m);
-  assert.ok(JSON.parse(host.stdout).length > 1);
+  assert.ok(JSON.parse(host.stdout).sections.length > 1);
 });
 
 const SCRIPT = ["/usr/bin/script", "/bin/script"].find((p) => {
