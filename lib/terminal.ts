@@ -173,7 +173,12 @@ export function textReport(
     lines.push(...outlineTree(parts.entries, options));
     lines.push("", c.dim("(tokens of each section's own text, with its subsections in brackets)"));
   } else {
-    for (const content of parts.contents) {
+    for (const [i, whole] of parts.contents.entries()) {
+      // The envelope's title line, when the page text starts with the same heading, is said once.
+      const twice = whole.match(/^(# [^\n]+)\n+(# [^\n]+)\n/);
+      const content = i === 0 && twice && twice[1] === twice[2]
+        ? whole.slice(whole.indexOf("\n") + 1).replace(/^\n+/, "")
+        : whole;
       lines.push(
         ...content.split("\n").map((l) => (/^#{1,6} /.test(l) ? c.bold(l) : l)),
         "",

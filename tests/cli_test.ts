@@ -291,3 +291,49 @@ Deno.test({
     }
   },
 });
+
+const CHROMIUM = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].some((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+if (!CHROMIUM) console.log("cli_test: no Chromium: the fetch:render test is ignored");
+
+Deno.test({
+  name: "cli: the fetch:render task renders a page built by a script (--requires-js)",
+  ignore: !CHROMIUM,
+  fn: async () => {
+    const page = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+      new Response(
+        `<html><body><div id="app"></div><script>document.getElementById("app").innerHTML = "<h1>Built</h1><h2>By script</h2><p>rendered text</p>";</script></body></html>`,
+        { headers: { "content-type": "text/html" } },
+      ));
+    try {
+      const origin = `http://127.0.0.1:${page.addr.port}`;
+      const env = childEnv({ MCP_ALLOW_PRIVATE_IPS: "1", PARKOUR_RENDER_ALLOW_ORIGINS: origin });
+      const run = async (args: string[]) => {
+        const out = await new Deno.Command(Deno.execPath(), {
+          args: ["task", "-q", "fetch:render", `${origin}/`, ...args],
+          cwd: ROOT_DIR,
+          env,
+          clearEnv: true,
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const dec = new TextDecoder();
+        return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+      };
+      const rendered = await run(["--requires-js", "--format", "json"]);
+      assert.equal(rendered.code, 0, rendered.stderr);
+      const parsed = JSON.parse(rendered.stdout);
+      assert.equal(parsed.frontmatter.renderer, "chromium");
+      assert.match(parsed.content[0], /## By script\n\nrendered text/);
+      const text = await run(["--requires-js", "--format", "text"]);
+      assert.equal(text.stdout.match(/^# Built$/gm)?.length, 1, "the title is said once");
+    } finally {
+      await page.shutdown();
+    }
+  },
+});
