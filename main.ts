@@ -440,6 +440,10 @@ async function runPageCommand(
         ? fences.map((f) => f.lines.join("\n")).join("\n\n")
         : text,
     );
+    // Stdout stays the page text; how to read on (a cut page, more windows) goes to stderr.
+    if (meta?.truncated === true || meta?.total_slices !== undefined) {
+      for (const line of [meta.hint ?? []].flat()) console.error(`next: ${line}`);
+    }
   } else if (format === "text") {
     const out = result.isError ? Deno.stderr : Deno.stdout;
     const colour = palette(out.isTerminal(), env("NO_COLOR"));

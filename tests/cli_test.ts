@@ -337,3 +337,15 @@ Deno.test({
     }
   },
 });
+
+Deno.test("cli: --format markdown keeps stdout the page text and says how to read on on stderr", async () => {
+  const cut = await page(["fetch", GUIDE, "--max-tokens", "60", "--format", "markdown"]);
+  assert.equal(cut.code, 0, cut.stderr);
+  assert.doesNotMatch(cut.stdout, /^(next|hint):/m);
+  assert.match(
+    cut.stderr,
+    /^next: the page was cut at ~\d+ of ~\d+ tokens; see its sections with .* sections /m,
+  );
+  const whole = await page(["fetch", GUIDE, "--section", "care", "--format", "markdown"]);
+  assert.equal(whole.stderr, "", "nothing to read on");
+});
