@@ -55,6 +55,7 @@ import { envelopeReady, parseFrontmatter } from "./lib/envelope/frontmatter.ts";
 import type { ToolResult } from "./lib/envelope/response.ts";
 import { toolFailure } from "./lib/server/mcp.ts";
 import { currentShelf, openShelf, parseShelfSpec } from "./lib/shelf/mod.ts";
+import { openSharedStore, parseCacheSpec } from "./lib/net/shared.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
 import { CLIENT_IDS } from "./lib/install/clients.ts";
 import { dropPrivileges, dropWanted } from "./lib/install/privileges.ts";
@@ -130,7 +131,13 @@ const COMMANDS: Record<string, CommandSpec> = {
         kind: "string",
         value: "STORE",
         help:
-          "research shelf storage: memory (default), kv or kv:PATH (Deno KV, kept across restarts)",
+          "research shelf storage: memory (default), kv or kv:PATH (Deno KV, kept across restarts), postgres://... (shared by replicas)",
+      },
+      "--cache": {
+        kind: "string",
+        value: "STORE",
+        help:
+          "page cache shared by replicas: memory (default: this process only) or redis://host:port",
       },
     },
     run: runServe,
@@ -585,7 +592,8 @@ function help(): string {
   lines.push(
     "",
     "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_HTTP_TOKEN,",
-    "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_LOG (see README).",
+    "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_CACHE,",
+    "PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG (see README).",
   );
   return lines.join("\n");
 }
@@ -612,6 +620,12 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     parseShelfSpec(shelfFlag ?? env("PARKOUR_SHELF"), shelfFlag ? "--shelf" : "PARKOUR_SHELF"),
     config.profile,
   );
+  const cacheFlag = typeof flags["--cache"] === "string" ? flags["--cache"] : undefined;
+  const sharedCache = await openSharedStore(
+    parseCacheSpec(cacheFlag ?? env("PARKOUR_CACHE"), cacheFlag ? "--cache" : "PARKOUR_CACHE"),
+  ).catch((error) => {
+    throw new UsageError((error as Error).message);
+  });
   // A binary's baked flags cover install and doctor too: the server gives up what it does not use.
   if (dropWanted()) dropPrivileges();
   const app = createApp({ config, tools: options.tools ?? TOOLS });
@@ -625,6 +639,7 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     }
     await app.serveStdio();
     currentShelf().store.close();
+    await sharedCache?.close();
     return 0;
   }
   let server;
@@ -653,6 +668,7 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   await app.handler.close();
   // Writes are committed transactions; closing releases the KV file's lock promptly.
   currentShelf().store.close();
+  await sharedCache?.close();
   return 0;
 }
 

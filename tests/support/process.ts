@@ -303,6 +303,15 @@ export class HttpServerProcess {
     return Number(new URL(this.url).port);
   }
 
+  /** Kills it at once (SIGKILL), as a crash would, and waits. */
+  async kill(): Promise<void> {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await this.#child.status;
+    await this.#stderr.cancel().catch(() => {});
+  }
+
   /** Stops it with SIGTERM and waits. */
   async stop(): Promise<number> {
     try {
