@@ -42,7 +42,7 @@ const EXAMPLES: Record<string, Record<string, unknown>> = {
 type Json = Record<string, unknown>;
 
 function typeOf(schema: Json): string {
-  if (Array.isArray(schema.enum)) return schema.enum.map((v) => `\`${v}\``).join(" \\| ");
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => `\`${v}\``).join(" | ");
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).map(typeOf).join(" or ");
   if (Array.isArray(schema.oneOf)) return (schema.oneOf as Json[]).map(typeOf).join(" or ");
   if (schema.type === "array") {
