@@ -34,7 +34,7 @@ export function taskFlags(
   loopback = true,
   home: string = Deno.env.get("HOME") ?? "/tmp",
 ): string[] {
-  const words = meta.tasks[task].split(/\s+/);
+  const words = meta.tasks[task].command.split(/\s+/);
   const end = words.indexOf("main.ts");
   if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
     throw new Error(`unexpected shape of the ${task} task`);
