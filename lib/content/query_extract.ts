@@ -776,8 +776,16 @@ class Picker {
       }
       out.set(u, score * (0.5 + ut.length / 2 / terms) * this.ranking.shapeWeight(u));
     }
-    for (const [u, boost] of this.ranking.linkBoost) {
-      if (u >= a && u < b) out.set(u, (out.get(u) ?? 0) + boost);
+    const { linkBoost } = this.ranking;
+    if (b - a < linkBoost.size) {
+      for (let u = a; u < b; u++) {
+        const boost = linkBoost.get(u);
+        if (boost !== undefined) out.set(u, (out.get(u) ?? 0) + boost);
+      }
+    } else {
+      for (const [u, boost] of linkBoost) {
+        if (u >= a && u < b) out.set(u, (out.get(u) ?? 0) + boost);
+      }
     }
     return out;
   }
