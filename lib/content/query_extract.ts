@@ -16,8 +16,10 @@
  * and its heading path cover. The best sections are then taken in rank
  * order while they fit: whole when they do (with their subsections when the
  * heading has almost no text of its own); a best section too large for the
- * budget is cut to its best units instead, by unit BM25, each chosen unit
- * pulling in its neighbours with decaying priority so an answer keeps its
+ * budget is cut to its best units instead, by unit BM25 (a code block at
+ * half its score unless the question asks for code: an example repeats the
+ * words of the rule it illustrates), each chosen unit pulling in its
+ * neighbours with decaying priority so an answer keeps its
  * lead-in and follow-up. The result is in document order, with each
  * region's heading ancestry and an elision marker over every gap.
  *
@@ -34,15 +36,7 @@
  * @module
  */
 import type { Document } from "./document.ts";
-import {
-  ANSWER_SHAPES,
-  askedShapes,
-  heldShapes,
-  isStopWord,
-  questionTerms,
-  scanTerms,
-} from "./question.ts";
-import { sectionAt } from "./sections.ts";
+import { asksForCode, isStopWord, questionTerms, scanTerms } from "./question.ts";
 import { blocks } from "./slices.ts";
 import { estimateTokens, tokenWeight } from "./tokens.ts";
 
@@ -108,17 +102,12 @@ const B = 0.75;
 const HEADING_WEIGHT = 4;
 /** Weight of a question term in an ancestor's heading. */
 const ANCESTOR_WEIGHT = 0.6;
-/** Weight of a question term that the page's links use to name a unit (times its idf). */
-/** A unit holding an answer shape the question asks for scores this much more per shape. */
-const SHAPE_BOOST = 1;
-/** The `example` bit of a shape mask. */
-const EXAMPLE_BIT = 1 << ANSWER_SHAPES.indexOf("example");
 /**
  * Weight of a code block when the question does not ask for code: an
- * example illustrates what the prose around it states.
+ * example illustrates what the prose around it states, so it repeats the
+ * question's words without saying the answer.
  */
 const EXAMPLE_WEIGHT = 0.5;
-const LINK_WEIGHT = 1;
 /** Weight of a section's whole-text BM25 beside its best unit's score. */
 const SECTION_SHARE = 0.5;
 /** Weight of a term's page-wide rarity beside its rarity inside the section being cut. */
@@ -163,9 +152,6 @@ function visibleText(markdown: string): string {
   return markdown.includes("](") ? markdown.replace(LINK_TARGET, "]") : markdown;
 }
 
-/** An in-page link: its text (no nested brackets) and its target id. */
-const IN_PAGE_LINK = /\[([^\[\]\n]{1,200})\]\(#([^()\s]+(?:\([^()\s]*\))?)\)/g;
-
 const LINK_TARGET = /\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)/g;
 
 /**
@@ -195,8 +181,6 @@ export class QueryIndex {
   readonly postings = new Map<string, number[]>();
   /** Terms per unit. */
   readonly unitLength: Float64Array;
-  /** Answer shapes each unit holds (see `heldShapes`). */
-  readonly unitShapes: Uint8Array;
   /** First unit of each section's own text (and of the preamble at index `sections.length`). */
   readonly firstUnit: Int32Array;
   /** One past the last unit of each section's own text. */
@@ -207,13 +191,6 @@ export class QueryIndex {
   readonly headingTerms: Set<string>[];
   /** term → sections whose heading holds it. */
   readonly headingPostings = new Map<string, number[]>();
-  /**
-   * term → units the page's own links name with it: the text of every
-   * in-page link (`[valid custom element name](#valid-custom-element-name)`)
-   * is a name of the spot its target sits in (a `<dfn>`, an attribute's
-   * definition), so a question in those words finds the definition.
-   */
-  readonly linkPostings = new Map<string, number[]>();
   /** Average terms per unit. */
   readonly avgUnit: number;
   /** Average terms per section (own text). */
@@ -225,15 +202,12 @@ export class QueryIndex {
     this.#collect(md);
     const n = this.units.length;
     this.unitLength = new Float64Array(n);
-    this.unitShapes = new Uint8Array(n);
     let total = 0;
     for (let u = 0; u < n; u++) {
       const unit = this.units[u];
       const counts = new Map<string, number>();
       let len = 0;
-      const visible = visibleText(md.slice(unit.start, unit.end));
-      this.unitShapes[u] = heldShapes(visible) | (unit.kind === "code" ? EXAMPLE_BIT : 0);
-      scanTerms(visible, (t) => {
+      scanTerms(visibleText(md.slice(unit.start, unit.end)), (t) => {
         counts.set(t, (counts.get(t) ?? 0) + 1);
         len++;
       });
@@ -259,7 +233,6 @@ export class QueryIndex {
     let withText = 0;
     for (let s = 0; s < slots; s++) if (this.firstUnit[s] >= 0) withText++;
     this.avgSection = withText > 0 ? Math.max(1, total / withText) : 1;
-    this.#linkNames(md);
     this.headingTerms = sections.map((s, i) => {
       const terms = new Set<string>();
       scanTerms(s.title, (t) => terms.add(t));
@@ -277,59 +250,10 @@ export class QueryIndex {
     return section < 0 ? this.doc.sections.length : section;
   }
 
-  /** The unit holding `offset` (the next one when it falls between units), or -1. */
-  unitAt(offset: number): number {
-    let lo = 0;
-    let hi = this.units.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.units[mid].start <= offset) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    if (found >= 0 && offset < this.units[found].end) return found;
-    return found + 1 < this.units.length ? found + 1 : -1;
-  }
-
-  /** Fills {@link linkPostings} from the page's in-page links (see there). */
-  #linkNames(md: string): void {
-    const anchors = this.doc.anchors;
-    if (anchors.size === 0 || !md.includes("](#")) return;
-    const sections = this.doc.sections;
-    const named = new Map<number, Set<string>>(); // unit → terms of the links naming it
-    const seen = new Set<string>(); // id + text pairs already counted
-    for (const m of md.matchAll(IN_PAGE_LINK)) {
-      const [, text, id] = m;
-      const key = id + "\u0000" + text;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const offset = anchors.get(id);
-      if (offset === undefined) continue;
-      // A heading's id names a section, which its heading already does.
-      const s = sectionAt(sections, offset);
-      if (s >= 0 && offset < sections[s].bodyStart) continue;
-      const u = this.unitAt(offset);
-      if (u < 0 || this.units[u].section !== s) continue;
-      let terms = named.get(u);
-      if (!terms) named.set(u, terms = new Set());
-      scanTerms(text, (t) => terms.add(t));
-    }
-    for (const u of [...named.keys()].sort((a, b) => a - b)) {
-      for (const t of named.get(u)!) {
-        let p = this.linkPostings.get(t);
-        if (!p) this.linkPostings.set(t, p = []);
-        p.push(u);
-      }
-    }
-  }
-
   /** Approximate memory held, in bytes. */
   approxBytes(): number {
     let entries = 0;
     for (const p of this.postings.values()) entries += p.length;
-    for (const p of this.linkPostings.values()) entries += p.length / 2;
     return entries * 8 + this.postings.size * 60 + this.units.length * 80;
   }
 
@@ -492,12 +416,6 @@ export interface Ranked {
   headingCoverage: number;
 }
 
-function bitCount(x: number): number {
-  let c = 0;
-  for (; x; x &= x - 1) c++;
-  return c;
-}
-
 function bm25(tf: number, len: number, avg: number): number {
   return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
 }
@@ -535,14 +453,8 @@ export interface Ranking {
   unitTerms: Map<number, number[]>;
   /** Inverse document frequency of each term over units. */
   unitIdf: number[];
-  /**
-   * How much a unit's shape fits the question: doubled for each answer
-   * shape it holds that the question asks for, halved for a code block
-   * when the question asks for no example.
-   */
-  shapeWeight: (unit: number) => number;
-  /** Unit index → score from the page's links naming it with question terms. */
-  linkBoost: Map<number, number>;
+  /** A unit's weight for its kind: code at {@link EXAMPLE_WEIGHT} unless the question asks for code. */
+  unitWeight: (unit: number) => number;
   /** Number of question terms. */
   terms: number;
 }
@@ -551,7 +463,7 @@ export interface Ranking {
 export function rankForQuery(
   doc: Document,
   terms: readonly string[],
-  shapes = 0,
+  code = false,
 ): Ranking {
   const index = queryIndex(doc);
   const units = index.units;
@@ -585,27 +497,8 @@ export function rankForQuery(
       m.set(q, (m.get(q) ?? 0) + tf);
     }
   }
-  // A unit holding the kind of answer the question asks for (a default, a number, a rule).
-  const shapeWeight = (u: number): number => {
-    const held = index.unitShapes[u] & shapes;
-    const example = !(shapes & EXAMPLE_BIT) && units[u].kind === "code" ? EXAMPLE_WEIGHT : 1;
-    return example * (1 + SHAPE_BOOST * bitCount(held));
-  };
-  for (const [u, score] of unitScore) unitScore.set(u, score * shapeWeight(u));
-  // Units the page's own links name with a question term: their definitions.
-  const linkBoost = new Map<number, number>();
-  const linked = new Map<number, Set<number>>(); // slot → question terms naming a unit in it
-  for (let q = 0; q < terms.length; q++) {
-    for (const u of index.linkPostings.get(terms[q]) ?? []) {
-      const b = LINK_WEIGHT * unitIdf[q];
-      linkBoost.set(u, (linkBoost.get(u) ?? 0) + b);
-      unitScore.set(u, (unitScore.get(u) ?? 0) + b);
-      const slot = index.slot(units[u].section);
-      let set = linked.get(slot);
-      if (!set) linked.set(slot, set = new Set());
-      set.add(q);
-    }
-  }
+  const unitWeight = (u: number): number => !code && units[u].kind === "code" ? EXAMPLE_WEIGHT : 1;
+  for (const [u, score] of unitScore) unitScore.set(u, score * unitWeight(u));
   const headed = new Map<number, Set<number>>(); // section → question terms in its heading
   for (let q = 0; q < terms.length; q++) {
     for (const s of index.headingPostings.get(terms[q]) ?? []) {
@@ -630,18 +523,17 @@ export function rankForQuery(
   if (!unitMode) {
     const candidates = new Set<number>([...sectionTf.keys()]);
     for (const s of headed.keys()) candidates.add(s);
-    for (const s of linked.keys()) candidates.add(s);
     for (const slot of candidates) {
       const section = slot === sections.length ? -1 : slot;
       const tf = sectionTf.get(slot);
-      const covered = new Set<number>([...(tf?.keys() ?? []), ...(linked.get(slot) ?? [])]);
+      const covered = new Set<number>(tf?.keys() ?? []);
       let score = 0;
       if (tf) {
         for (const [q, f] of tf) {
           score += sectionIdf[q] * bm25(f, index.sectionLength[slot], index.avgSection);
         }
+        score = SECTION_SHARE * score + bestUnit.get(slot)!;
       }
-      if (bestUnit.has(slot)) score = SECTION_SHARE * score + bestUnit.get(slot)!;
       if (section >= 0) {
         for (const q of headed.get(section) ?? []) {
           score += HEADING_WEIGHT * sectionIdf[q];
@@ -661,16 +553,7 @@ export function rankForQuery(
     }
     ranked.sort((a, b) => b.score - a.score || a.section - b.section);
   }
-  return {
-    unitScore,
-    unitTerms,
-    unitIdf,
-    linkBoost,
-    shapeWeight,
-    terms: terms.length,
-    ranked,
-    unitMode,
-  };
+  return { unitScore, unitTerms, unitIdf, unitWeight, terms: terms.length, ranked, unitMode };
 }
 
 /**
@@ -694,7 +577,7 @@ export function extractForQuery(
   const n = units.length;
   if (n === 0) return whole(doc, "low", originalTokens);
 
-  const ranking = rankForQuery(doc, terms, askedShapes(query));
+  const ranking = rankForQuery(doc, terms, asksForCode(query));
   const { unitScore, ranked, unitMode } = ranking;
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
     return whole(doc, "low", originalTokens);
@@ -774,18 +657,7 @@ class Picker {
       for (let k = 0; k < ut.length; k += 2) {
         score += weight[ut[k]] * bm25(ut[k + 1], this.index.unitLength[u], this.index.avgUnit);
       }
-      out.set(u, score * (0.5 + ut.length / 2 / terms) * this.ranking.shapeWeight(u));
-    }
-    const { linkBoost } = this.ranking;
-    if (b - a < linkBoost.size) {
-      for (let u = a; u < b; u++) {
-        const boost = linkBoost.get(u);
-        if (boost !== undefined) out.set(u, (out.get(u) ?? 0) + boost);
-      }
-    } else {
-      for (const [u, boost] of linkBoost) {
-        if (u >= a && u < b) out.set(u, (out.get(u) ?? 0) + boost);
-      }
+      out.set(u, score * (0.5 + ut.length / 2 / terms) * this.ranking.unitWeight(u));
     }
     return out;
   }
@@ -910,12 +782,7 @@ class Picker {
    * The best units of the range [a, b): by score, each chosen unit raising
    * its neighbours' priority so answers keep their context.
    */
-  pickWithin(
-    a: number,
-    b: number,
-    forceFirst: boolean,
-    lead = false,
-  ): void {
+  pickWithin(a: number, b: number, forceFirst: boolean, lead = false): void {
     const scores = this.localScores(a, b);
     const priority = new Map<number, number>();
     for (const [u, s] of scores) if (!this.chosen.has(u)) priority.set(u, s);

@@ -128,71 +128,13 @@ export function scanTerms(text: string, onTerm: (term: string) => void): void {
   });
 }
 
-/**
- * The kinds of answer a question asks for, read from its wording:
- * `default` (what holds when something is left out), `quantity` (a number:
- * how many, how long, a limit), `rule` (whether something is allowed or
- * required), `outcome` (what happens, what is returned or thrown),
- * `example` (code: how to write or call something).
- */
-export type AnswerShape = "default" | "quantity" | "rule" | "outcome" | "example";
-
-/** Every shape, in a fixed order (bit `i` of a shape mask is `ANSWER_SHAPES[i]`). */
-export const ANSWER_SHAPES: readonly AnswerShape[] = [
-  "default",
-  "quantity",
-  "rule",
-  "outcome",
-  "example",
-];
-
-const ASKS: Record<AnswerShape, RegExp> = {
-  default:
-    /\bdefaults?\b|\bif (?:i |you |we )?(?:don'?t|do not|leave|omit)|\bwithout\b|\bmissing\b|\bomit|\bleave (?:out|off)\b|\bleft (?:out|off)\b|\b(?:isn'?t|is not|not|never) (?:set|given|specified|provided|passed|present)\b/,
-  quantity:
-    /\bhow (?:many|much|long|wide|big|large|tall|high|far|deep|old|often|small|short)\b|\b(?:max|maximum|minimum|min|limit|at most|at least|largest|smallest|biggest|longest|shortest|range)\b/,
-  rule:
-    /^(?:can|could|may|must|should|shall|need|is it|are .+ allowed)\b|\b(?:can i|can you|allowed|permitted|required|requires?|need to|needs? an?|have to|has to|ok to|okay to|safe|legal|valid|guaranteed|mandatory|forbidden)\b/,
-  outcome:
-    /\bwhat happens\b|\bwhat (?:does|do|will) .+ (?:return|give|produce|yield)\b|\bwhat (?:gets|is) returned\b|\bthrows?\b|\berrors?\b/,
-  example:
-    /\b(?:examples?|code|snippet|syntax|command|how (?:do|can|should|would|to) (?:i |you |we )?(?:write|call|use|declare|run|install|import|format|create|define))\b/,
-};
-
-/** The answer shapes a question asks for, as a bit mask over {@link ANSWER_SHAPES}. */
-export function askedShapes(question: string): number {
-  const q = question.toLowerCase().replace(/[’‘]/g, "'");
-  let mask = 0;
-  ANSWER_SHAPES.forEach((s, i) => {
-    if (ASKS[s].test(q)) mask |= 1 << i;
-  });
-  return mask;
-}
-
-const LIST_MARKERS = /^[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t]+/gm;
-const SECTION_NUMBERS = /\b\d+(?:\.\d+){2,}\b|\b[a-z]\.\d+(?:\.\d+)*\b/g;
-
-const HOLDS: Record<AnswerShape, RegExp> = {
-  default:
-    /\bdefaults?\b|\bomitted\b|\babsent\b|\bmissing\b|\bnot (?:specified|provided|present|given)\b|\botherwise,? (?:it|the|this)\b/,
-  // A number (list markers and section references are removed first).
-  quantity: /\d/,
-  rule: /\b(?:must|should|shall|may|required|not allowed|are allowed|is allowed|cannot|can't)\b/,
-  outcome: /\b(?:throws?|thrown|exception|error|returns?|results? in)\b/,
-  // Code is told by its block, not its words (the index sets this bit).
-  example: /(?!)/,
-};
+const ASKS_FOR_CODE =
+  /\b(?:examples?|code|snippet|syntax|command|how (?:do|can|should|would|to) (?:i |you |we )?(?:write|call|use|declare|run|install|import|format|create|define))\b/;
 
 /**
- * The answer shapes a passage of text holds, as a bit mask over
- * {@link ANSWER_SHAPES}: a default named, a number, a requirement, an
- * outcome.
+ * Whether a question asks for code (an example, a snippet, the syntax, how
+ * to write, call or run something) rather than for what the text states.
  */
-export function heldShapes(text: string): number {
-  const t = text.toLowerCase().replace(LIST_MARKERS, "").replace(SECTION_NUMBERS, "");
-  let mask = 0;
-  ANSWER_SHAPES.forEach((s, i) => {
-    if (HOLDS[s].test(t)) mask |= 1 << i;
-  });
-  return mask;
+export function asksForCode(question: string): boolean {
+  return ASKS_FOR_CODE.test(question.toLowerCase());
 }
