@@ -32,7 +32,7 @@ import {
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import { trusted } from "../trust.ts";
 import { sanitizeLabel } from "../envelope/fence.ts";
-import { hint, type Message, note, ph, readOutline, readPage, warning } from "../hint.ts";
+import { hint, type Message, note, p, ph, readOutline, readPage, warning } from "../hint.ts";
 import {
   chooseView,
   DEFAULT_MAX_TOKENS,
@@ -301,11 +301,14 @@ function queryView(doc: Document, question: string, budget: number): ViewResult 
       hint`ask again with words the page would use, or scout its outline with ${readOutline()}`,
     );
   } else {
-    // The one block larger than the budget is returned whole (the note says so).
-    if (!x.overBudget) r.body = fit(x.text, budget).text;
-    if (x.overBudget) {
+    // The budget holds even for one block larger than it: cut, with the way to read it whole.
+    const fitted = fit(x.text, budget);
+    r.body = fitted.text;
+    if (x.overBudget || fitted.trimmed) {
       r.messages.push(
-        note`the best passage is one block (code, table, list or quote) larger than the budget, returned whole rather than cut`,
+        note`the best passage is one block (code, table, list or quote) larger than the budget, cut to fit it; read it whole with ${
+          readPage({ section: ph("heading") })
+        } or a larger ${p("max_tokens")}`,
       );
     }
     if (x.confidence === "medium") {
