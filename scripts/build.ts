@@ -18,7 +18,10 @@
  *   imports are pointed at them.
  * - Playwright finds its own files next to its code (`__dirname`), so it
  *   cannot be bundled: it stays a dynamic `npm:` import that Deno downloads
- *   from the npm registry on the first render.
+ *   from the npm registry on the first render. youtubei.js (the YouTube
+ *   tools), redis and postgres (a shared deployment's stores) are large and
+ *   needed only by some calls or deployments: they are left out the same
+ *   way, so the bundle stays small and starts fast.
  * - Every other package is inside the bundle; the build fails if an
  *   import-map name is left in it, since an empty directory has no import map.
  *
@@ -54,7 +57,13 @@ export function binaryName(target: string): string {
 }
 
 /** Packages left out of the bundle and imported from npm at run time. */
-export const EXTERNAL_PACKAGES: readonly string[] = ["playwright-core"];
+export const EXTERNAL_PACKAGES: readonly string[] = [
+  "playwright-core",
+  // Large, and needed only by some calls or deployments: loaded from npm on first use.
+  "youtubei.js",
+  "redis",
+  "postgres",
+];
 
 const ROOT_DIR = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
 const DEFAULT_OUT = `${ROOT_DIR}/dist`;

@@ -10,11 +10,13 @@
  * still space their requests.
  *
  * Every command has a short deadline: a store that stalls degrades to
- * "miss" instead of holding a request.
+ * "miss" instead of holding a request. The client library is imported
+ * when a store is opened (the bundle loads it from npm then), so processes
+ * without a shared store never load it.
  *
  * @module
  */
-import { createClient, RESP_TYPES } from "redis";
+import type { createClient } from "redis";
 import { log } from "../log.ts";
 import type { SharedStore } from "./shared.ts";
 
@@ -48,8 +50,8 @@ const UNLOCK = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-function connect(url: string) {
-  return createClient({
+function connect(create: typeof createClient, url: string) {
+  return create({
     url,
     disableOfflineQueue: true,
     socket: {
@@ -79,17 +81,21 @@ export class RedisStore implements SharedStore {
   readonly kind = "redis" as const;
   readonly where: string;
   readonly #client: Client;
+  /** The reply type of binary strings, to read them as bytes. */
+  readonly #blob: number;
   #warned = false;
 
-  private constructor(client: Client, where: string) {
+  private constructor(client: Client, where: string, blob: number) {
     this.#client = client;
     this.where = where;
+    this.#blob = blob;
   }
 
   /** Connects to `url`; fails with a message naming the address when it cannot. */
   static async open(url: string): Promise<RedisStore> {
     const where = url.replace(/\/\/[^@/]*@/, "//***@");
-    const client = connect(url);
+    const redis = await import("redis");
+    const client = connect(redis.createClient, url);
     let first = true;
     client.on("error", (error: Error) => {
       if (first) return;
@@ -106,7 +112,7 @@ export class RedisStore implements SharedStore {
       );
     }
     first = false;
-    return new RedisStore(client, where);
+    return new RedisStore(client, where, redis.RESP_TYPES.BLOB_STRING);
   }
 
   #degraded(what: string, error: unknown): void {
@@ -130,7 +136,7 @@ export class RedisStore implements SharedStore {
   async get(key: string): Promise<Uint8Array | undefined> {
     try {
       const value = await withDeadline(
-        this.#client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }).get(PREFIX + key),
+        this.#client.withTypeMapping({ [this.#blob]: Buffer }).get(PREFIX + key),
         "a read",
       );
       this.#ok();

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import postgres from "postgres";
+import type postgres from "postgres";
 import { emptyState } from "./merge.ts";
 import type { BucketName, ShelfRecord, ShelfState } from "./record.ts";
 import type { ShelfStore } from "./store.ts";
@@ -48,7 +48,9 @@ export class PostgresShelves {
   /** Connects and creates the tables if needed; errors name the address without its password. */
   static async open(url: string): Promise<PostgresShelves> {
     const where = url.replace(/\/\/[^@/]*@/, "//***@");
-    const sql = postgres(url, {
+    // Imported on first need: processes with another shelf never load the driver.
+    const { default: connect } = await import("postgres");
+    const sql = connect(url, {
       max: 5,
       onnotice: () => {},
       connect_timeout: 5,
