@@ -207,11 +207,31 @@ export function cancellable(
       forget();
       return response;
     }
-    // Forgotten once the answer is sent or the client goes.
-    const done = new TransformStream<Uint8Array, Uint8Array>({ flush: forget });
+    // Forgotten once the answer is sent or the client goes. A client that goes away while the
+    // answer streams cancels the body; that aborts the call too (the SDK's streamed answer
+    // alone would let it run on).
     controller.signal.addEventListener("abort", forget, { once: true });
     request.signal.addEventListener("abort", forget, { once: true });
-    return new Response(response.body.pipeThrough(done), {
+    const reader = response.body.getReader();
+    const relay = new ReadableStream<Uint8Array>({
+      async pull(out) {
+        try {
+          const { value, done } = await reader.read();
+          if (done) {
+            forget();
+            out.close();
+          } else out.enqueue(value);
+        } catch (error) {
+          forget();
+          out.error(error);
+        }
+      },
+      async cancel(reason) {
+        controller.abort(new DOMException("the client closed the connection", "AbortError"));
+        await reader.cancel(reason).catch(() => {});
+      },
+    });
+    return new Response(relay, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

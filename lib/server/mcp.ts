@@ -201,9 +201,17 @@ export async function runTool(
       }),
     );
   } catch (error) {
-    result = toolFailure(tool.name, error);
+    // A call whose client cancelled it or went away: whatever it threw, that is the story.
+    result = signal.aborted ? cancelled(tool.name, signal.reason) : toolFailure(tool.name, error);
   }
   return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
+}
+
+/** The result of a call stopped by its signal, logged as one line (a dropped client is no fault). */
+function cancelled(name: string, reason: unknown): ToolResult {
+  const why = reason instanceof Error ? reason.message : String(reason ?? "cancelled");
+  log("debug", `tool ${name} stopped: ${why.split("\n")[0]}`);
+  return errorResult(`${name} was cancelled before it finished.`);
 }
 
 /** The error result for an exception thrown by tool `name` (`face` spells parameters). */

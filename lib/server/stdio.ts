@@ -223,7 +223,12 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   let queue = Promise.resolve();
   const write = (line: string): Promise<void> => {
     const next = queue.then(() => rawWrite(line));
-    queue = next.catch((error) => log("error", "stdout write failed", error));
+    queue = next.catch((error) => {
+      // The client went away: one line, not an error with a stack.
+      const gone = error instanceof Deno.errors.BrokenPipe ||
+        error instanceof Deno.errors.ConnectionReset;
+      log(gone ? "info" : "warn", `stdout write failed: ${(error as Error).message ?? error}`);
+    });
     return next;
   };
 
