@@ -231,20 +231,21 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * Waits until the process uses under 20 % of a core over 100 ms; the ms it
- * took, or undefined if it stayed busy for `limitMs`.
+ * Waits until the process has used no CPU (no 10 ms tick, every thread) for
+ * 300 ms; the ms from the call to its last busy moment, or undefined if it
+ * stayed busy for `limitMs`.
  */
 export async function untilIdle(pid: number, limitMs = 20_000): Promise<number | undefined> {
   const start = performance.now();
   let last = cpuSeconds(pid);
-  let lastAt = performance.now();
+  let lastBusyAt = start;
   while (performance.now() - start < limitMs) {
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 25));
     const now = performance.now();
     const cpu = cpuSeconds(pid);
-    if ((cpu - last) / ((now - lastAt) / 1000) < 0.2) return lastAt - start;
+    if (cpu > last) lastBusyAt = now;
     last = cpu;
-    lastAt = now;
+    if (now - lastBusyAt >= 300) return lastBusyAt - start;
   }
   return undefined;
 }
