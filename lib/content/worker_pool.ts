@@ -86,14 +86,15 @@ export function poolSize(): number {
 
 function why(): string | undefined {
   if (WORKER_URL.protocol !== "file:") return `the program is loaded from ${WORKER_URL.origin}`;
+  // Asked before anything is read, so no permission prompt can appear.
+  const dir = decodeURIComponent(PROGRAM_DIR.pathname);
+  if (Deno.permissions.querySync({ name: "read", path: dir }).state !== "granted") {
+    return `the program folder is not readable (--allow-read=${dir} enables workers)`;
+  }
   try {
     Deno.statSync(WORKER_URL);
   } catch {
     return "the worker module is not beside this one (a bundle)";
-  }
-  const dir = decodeURIComponent(PROGRAM_DIR.pathname);
-  if (Deno.permissions.querySync({ name: "read", path: dir }).state !== "granted") {
-    return `the program folder is not readable (--allow-read=${dir} enables workers)`;
   }
   return undefined;
 }
