@@ -12,6 +12,10 @@
  *   conversion memory to the pool size times the largest page); further
  *   pages wait in order, at most {@link MAX_QUEUED} of them, and a page
  *   beyond that is refused with an error that says to retry.
+ * - **Cancel**: terminating the worker stops the conversion and its result
+ *   never arrives; V8 then tears down the worker's heap (the page's DOM),
+ *   which still costs some CPU on a very large page (0.4 to 2 s measured for
+ *   WHATWG on the shared 2-core machine, `bench/responsiveness.ts`).
  * - **Where workers run**: a Deno worker loads its modules with the
  *   process's read permission, so workers are used only when the program's
  *   own folder is readable (a source checkout started with
