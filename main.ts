@@ -55,9 +55,11 @@ import { envelopeReady, parseFrontmatter } from "./lib/envelope/frontmatter.ts";
 import type { ToolResult } from "./lib/envelope/response.ts";
 import { toolFailure } from "./lib/server/mcp.ts";
 import { currentShelf, openShelf, parseShelfSpec } from "./lib/shelf/mod.ts";
+import { openSharedStore, parseCacheSpec } from "./lib/net/shared.ts";
 import { SERVER_NAME, VERSION } from "./lib/version.ts";
 import { CLIENT_IDS } from "./lib/install/clients.ts";
 import { dropPrivileges, dropWanted } from "./lib/install/privileges.ts";
+import { palette, progress, serveBanner, textReport } from "./lib/terminal.ts";
 
 /** Exit code for usage errors. */
 export const USAGE_EXIT = 2;
@@ -129,7 +131,13 @@ const COMMANDS: Record<string, CommandSpec> = {
         kind: "string",
         value: "STORE",
         help:
-          "research shelf storage: memory (default), kv or kv:PATH (Deno KV, kept across restarts)",
+          "research shelf storage: memory (default), kv or kv:PATH (Deno KV, kept across restarts), postgres://... (shared by replicas)",
+      },
+      "--cache": {
+        kind: "string",
+        value: "STORE",
+        help:
+          "page cache shared by replicas: memory (default: this process only) or redis://host:port",
       },
     },
     run: runServe,
@@ -138,9 +146,10 @@ const COMMANDS: Record<string, CommandSpec> = {
 
 const PAGE_FORMAT: FlagSpec = {
   kind: "choice",
-  choices: ["envelope", "markdown", "json"],
+  choices: ["text", "envelope", "markdown", "json"],
   value: "FORMAT",
-  help: "envelope (what MCP clients get, default), markdown (the page text only) or json",
+  help:
+    "text (for a person: no margins, outlines as a tree; the default on a terminal), envelope (what MCP clients get; the default into a pipe), markdown (the page text only) or json",
 };
 
 /** Parameter names inside the request model's descriptions, to spell them as flags. */
@@ -192,6 +201,13 @@ COMMANDS.sections = {
   },
   flags: {
     ...viewFlags(OUTLINE_KEYS, OUTLINE_FIELDS),
+    "--slice": {
+      ...viewFlags(OUTLINE_KEYS, OUTLINE_FIELDS)["--slice"],
+      value: "N|all",
+      help: `${
+        viewFlags(OUTLINE_KEYS, OUTLINE_FIELDS)["--slice"].help
+      }; all: the whole outline in one window`,
+    },
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
   },
@@ -208,7 +224,14 @@ COMMANDS.install = {
       repeatable: true,
       help: "a client to configure (repeatable)",
     },
-    "--all": { kind: "boolean", help: "every client this operating system has" },
+    "--all": {
+      kind: "boolean",
+      help: "every client found on this machine (with --force: every client this OS has)",
+    },
+    "--force": {
+      kind: "boolean",
+      help: "with --all or --target: configure clients that do not look installed here too",
+    },
     "--dry-run": {
       kind: "boolean",
       help: "print each file it would write and command it would run; change nothing",
@@ -232,6 +255,30 @@ COMMANDS.install = {
   run: async (flags) => (await import("./lib/install/install.ts")).runInstall(flags),
 };
 
+COMMANDS.uninstall = {
+  summary: "take this server's entry out of MCP clients' configuration (alias: remove)",
+  flags: {
+    "--target": {
+      kind: "choice",
+      choices: CLIENT_IDS,
+      value: "CLIENT",
+      repeatable: true,
+      help: "a client to remove the entry from (repeatable)",
+    },
+    "--all": { kind: "boolean", help: "every client whose configuration has the entry" },
+    "--dry-run": {
+      kind: "boolean",
+      help: "print each file it would change and command it would run; change nothing",
+    },
+    "--server-name": {
+      kind: "string",
+      value: "NAME",
+      help: "the server's name in the client's configuration (default parkour)",
+    },
+  },
+  run: async (flags) => (await import("./lib/install/install.ts")).runUninstall(flags),
+};
+
 COMMANDS.doctor = {
   summary: "report which optional parts work here (never prints secrets)",
   flags: {
@@ -246,7 +293,7 @@ COMMANDS.doctor = {
 };
 
 /** Other names of commands. */
-const ALIASES: Record<string, string> = { setup: "install" };
+const ALIASES: Record<string, string> = { setup: "install", remove: "uninstall" };
 
 const DEFAULT_COMMAND = "serve";
 
@@ -268,13 +315,25 @@ export function cliCommand(): string {
     return installation.path.split(/[\\/]/).pop() || "parkour";
   }
   const script = installation.script;
-  if (script.startsWith("jsr:")) return `deno run -A ${script}`;
+  const deno = installation.deno === "npx" ? `npx ${installation.denoArgs.join(" ")}` : "deno";
+  if (script.startsWith("jsr:")) return `${deno} run -A ${script}`;
   const dir = script.replace(/[\\/][^\\/]*$/, "");
-  let here = "";
+  // Under `deno task`, INIT_CWD is where the person typed the command.
+  const here = invokedFrom();
+  return here === dir || here.startsWith(`${dir}/`)
+    ? `${deno} task`
+    : `${deno} task --config ${shellQuote(`${dir}/deno.json`)}`;
+}
+
+/** The folder the person ran the command in (`deno task` runs tasks in deno.json's folder). */
+function invokedFrom(): string {
+  const init = env("INIT_CWD");
+  if (init?.startsWith("/") || (init && /^[A-Za-z]:[\\/]/.test(init))) return init;
   try {
-    here = Deno.cwd();
-  } catch { /* no cwd */ }
-  return here === dir ? "deno task" : `deno task --config ${shellQuote(`${dir}/deno.json`)}`;
+    return Deno.cwd();
+  } catch {
+    return "";
+  }
 }
 
 /** The request a page command's flags make, checked by the request schema. */
@@ -289,21 +348,26 @@ function pageInput(flags: Flags, keys: readonly string[], url: string): Record<s
   return input;
 }
 
+/** Endings of saved pages: a bare `page.html` is a file, never the host `page.html`. */
+const FILE_ENDINGS =
+  /\.(?:html?|xhtml|md|markdown|txt|text|pdf|json|xml|rss|atom|csv|ya?ml|toml|rst|adoc)$/i;
+
 /** The page a command-line target names: a URL, a file, or a bare host read as https. */
 function pageTarget(target: string): { url: string; note?: string } {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return { url: target };
-  const looksLikeHost = /^(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#].*)?$/i.test(target);
+  const base = invokedFrom();
+  const path = target.startsWith("/") ? target : `${base}/${target}`;
+  const looksLikeHost = /^(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#].*)?$/i.test(target) &&
+    !FILE_ENDINGS.test(target.replace(/[?#].*$/, ""));
   if (looksLikeHost) {
     let exists = false;
     try {
-      Deno.statSync(target);
+      Deno.statSync(path);
       exists = true;
     } catch { /* not a file here */ }
     if (!exists) return { url: `https://${target}`, note: `reading https://${target}` };
   }
-  return {
-    url: new URL(`file://${target.startsWith("/") ? "" : Deno.cwd() + "/"}${target}`).href,
-  };
+  return { url: new URL(`file://${path}`).href };
 }
 
 async function runPageCommand(
@@ -322,31 +386,52 @@ async function runPageCommand(
   const { url, note } = pageTarget(target);
   if (note) console.error(note);
   const hints: HintContext = { face: "cli", command: cliCommand(), target };
+  // `--slice all`: the whole outline in one window.
+  const whole = flags["--slice"] === "all";
+  const viewFlags: Flags = { ...flags };
+  if (whole) delete viewFlags["--slice"];
+  const shown = url.startsWith("file:") ? target : url;
+  const working = progress(`reading ${shown}`);
   let result: ToolResult;
   try {
     if (kind === "sections") {
-      const args = parseWith(outlineRequestSchema, pageInput(flags, OUTLINE_KEYS, url));
-      result = await runSections(args, ctx, cliLoader, hints);
+      const args = parseWith(outlineRequestSchema, pageInput(viewFlags, OUTLINE_KEYS, url));
+      result = await runSections(
+        args,
+        ctx,
+        cliLoader,
+        hints,
+        whole ? Number.MAX_SAFE_INTEGER : undefined,
+      );
     } else {
       // Conflicting views are refused by the tool before anything is read (a usage error here).
-      const args = parseWith(pageRequestSchema, pageInput(flags, PAGE_KEYS, url));
+      const args = parseWith(pageRequestSchema, pageInput(viewFlags, PAGE_KEYS, url));
       result = await runIncisive(args, ctx, cliLoader, hints);
     }
   } catch (error) {
     if (error instanceof RequestError) throw new UsageError(error.forFace("cli"));
     if (error instanceof UsageError) throw error;
     result = toolFailure(kind === "fetch" ? "fetch" : "sections", error, "cli");
+  } finally {
+    working.stop();
   }
   const text = result.content[0]?.text ?? "";
-  const format = typeof flags["--format"] === "string" ? flags["--format"] : "envelope";
+  const format = typeof flags["--format"] === "string"
+    ? flags["--format"]
+    : Deno.stdout.isTerminal()
+    ? "text"
+    : "envelope";
   const meta = parseFrontmatter(text);
+  const v = (result as { view?: ViewResult }).view;
+  const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
   if (format === "json") {
-    const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
+    // The outline as the list of its sections; any other answer as frontmatter and contents.
+    const outline = !result.isError && v?.outline ? v.outline.entries : undefined;
     console.log(JSON.stringify(
       {
         error: result.isError === true,
         frontmatter: meta ?? {},
-        content: fences.map((f) => f.lines.join("\n")),
+        ...(outline ? { sections: outline } : { content: fences.map((f) => f.lines.join("\n")) }),
         text: meta ? undefined : text,
       },
       null,
@@ -354,8 +439,6 @@ async function runPageCommand(
     ));
   } else if (format === "markdown" && !result.isError) {
     // The page text alone: the view's body (and the closest names of sections not found).
-    const v = (result as { view?: ViewResult }).view;
-    const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
     const parts = v ? [v.body, v.extra?.content ?? ""].filter(Boolean) : [];
     console.log(
       v
@@ -364,6 +447,26 @@ async function runPageCommand(
         ? fences.map((f) => f.lines.join("\n")).join("\n\n")
         : text,
     );
+    // Stdout stays the page text; how to read on (a cut page, more windows) goes to stderr.
+    if (meta?.truncated === true || meta?.total_slices !== undefined) {
+      for (const line of [meta.hint ?? []].flat()) console.error(`next: ${line}`);
+    }
+  } else if (format === "text") {
+    const out = result.isError ? Deno.stderr : Deno.stdout;
+    const colour = palette(out.isTerminal(), env("NO_COLOR"));
+    if (!meta) (result.isError ? console.error : console.log)(colour.red(text));
+    else {
+      const report = textReport(
+        {
+          meta,
+          contents: fences.map((f) => f.lines.join("\n")),
+          entries: v?.outline?.entries,
+          shownSource: url.startsWith("file:") ? target : undefined,
+        },
+        { colour, columns: terminalColumns() },
+      );
+      (result.isError ? console.error : console.log)(report);
+    }
   } else {
     (result.isError ? console.error : console.log)(text);
   }
@@ -372,6 +475,17 @@ async function runPageCommand(
   const notFound = meta?.sections_not_found !== undefined && meta?.sections_returned === undefined;
   const noSlice = meta?.slices_not_found !== undefined && meta?.slices === undefined;
   return notFound || noSlice ? 1 : 0;
+}
+
+/** The terminal's width, or 100 when stdout is not a terminal. */
+function terminalColumns(): number {
+  try {
+    const columns = Deno.stdout.isTerminal() ? Deno.consoleSize().columns : 0;
+    // A pseudo-terminal may report no size at all.
+    return columns >= 40 ? columns : 100;
+  } catch {
+    return 100;
+  }
 }
 
 function parseFlags(
@@ -478,7 +592,8 @@ function help(): string {
   lines.push(
     "",
     "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_HTTP_TOKEN,",
-    "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_LOG (see README).",
+    "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_CACHE,",
+    "PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG (see docs/configuration.md).",
   );
   return lines.join("\n");
 }
@@ -505,12 +620,26 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     parseShelfSpec(shelfFlag ?? env("PARKOUR_SHELF"), shelfFlag ? "--shelf" : "PARKOUR_SHELF"),
     config.profile,
   );
+  const cacheFlag = typeof flags["--cache"] === "string" ? flags["--cache"] : undefined;
+  const sharedCache = await openSharedStore(
+    parseCacheSpec(cacheFlag ?? env("PARKOUR_CACHE"), cacheFlag ? "--cache" : "PARKOUR_CACHE"),
+  ).catch((error) => {
+    throw new UsageError((error as Error).message);
+  });
   // A binary's baked flags cover install and doctor too: the server gives up what it does not use.
   if (dropWanted()) dropPrivileges();
   const app = createApp({ config, tools: options.tools ?? TOOLS });
   if (!flags["--http"]) {
+    // A person who started the server by hand learns what it is and what to do instead.
+    if (Deno.stdin.isTerminal()) {
+      console.error(serveBanner(
+        { name: SERVER_NAME, version: VERSION, command: cliCommand() },
+        palette(Deno.stderr.isTerminal(), env("NO_COLOR")),
+      ));
+    }
     await app.serveStdio();
     currentShelf().store.close();
+    await sharedCache?.close();
     return 0;
   }
   let server;
@@ -539,6 +668,7 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   await app.handler.close();
   // Writes are committed transactions; closing releases the KV file's lock promptly.
   currentShelf().store.close();
+  await sharedCache?.close();
   return 0;
 }
 

@@ -36,6 +36,68 @@ export interface HttpConfig {
   allowedOrigins: string[];
   /** Extra allowed `Host` names (without port). */
   allowedHosts: string[];
+  /** OAuth resource-server settings (`PARKOUR_AUTH_*`); absent without an issuer. */
+  oauth?: OAuthSettings;
+}
+
+/** OAuth settings of the HTTP service. */
+export interface OAuthSettings {
+  /** The authorization server's issuer identifier (`PARKOUR_AUTH_ISSUER`). */
+  issuer: string;
+  /** This server's canonical resource URL, e.g. `https://parkour.example/mcp` (`PARKOUR_AUTH_RESOURCE`). */
+  resource: string;
+  /** Accepted audiences; the resource by default (`PARKOUR_AUTH_AUDIENCE`, comma-separated). */
+  audiences: string[];
+  /** Scopes every token must carry (`PARKOUR_AUTH_SCOPES`, space- or comma-separated; `parkour` by default). */
+  scopes: string[];
+  /** The issuer's JWKS; found through its metadata when absent (`PARKOUR_AUTH_JWKS_URL`). */
+  jwksUrl?: string;
+}
+
+/** The default scope a token must carry. */
+export const DEFAULT_SCOPE = "parkour";
+
+function httpsOrLoopback(name: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got '${value}'`);
+  }
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+    throw new ConfigError(`${name} must be an https URL (http only on loopback), got '${value}'`);
+  }
+  if (url.hash) throw new ConfigError(`${name} must not have a fragment`);
+  return url;
+}
+
+/** Reads the OAuth settings from the environment; undefined when no issuer is set. */
+export function oauthFromEnv(
+  read: (name: string) => string | undefined = env,
+): OAuthSettings | undefined {
+  const issuer = read("PARKOUR_AUTH_ISSUER");
+  if (issuer === undefined) return undefined;
+  httpsOrLoopback("PARKOUR_AUTH_ISSUER", issuer);
+  const resource = read("PARKOUR_AUTH_RESOURCE");
+  if (resource === undefined) {
+    throw new ConfigError(
+      "PARKOUR_AUTH_ISSUER needs PARKOUR_AUTH_RESOURCE: this server's public URL of /mcp (for example https://parkour.example.com/mcp), the audience tokens are issued for",
+    );
+  }
+  httpsOrLoopback("PARKOUR_AUTH_RESOURCE", resource);
+  const jwksUrl = read("PARKOUR_AUTH_JWKS_URL");
+  if (jwksUrl !== undefined) httpsOrLoopback("PARKOUR_AUTH_JWKS_URL", jwksUrl);
+  const split = (v: string | undefined) => (v ?? "").split(/[\s,]+/).filter(Boolean);
+  const audiences = split(read("PARKOUR_AUTH_AUDIENCE"));
+  const scopes = split(read("PARKOUR_AUTH_SCOPES") ?? DEFAULT_SCOPE);
+  return {
+    issuer,
+    resource,
+    audiences: audiences.length > 0 ? audiences : [resource],
+    scopes,
+    jwksUrl,
+  };
 }
 
 /** Everything the server needs to start. */
@@ -105,6 +167,7 @@ export function configFromEnv(): Config {
       token: env("PARKOUR_HTTP_TOKEN"),
       allowedOrigins: list(env("PARKOUR_HTTP_ALLOWED_ORIGINS")),
       allowedHosts: list(env("PARKOUR_HTTP_ALLOWED_HOSTS")),
+      oauth: oauthFromEnv(),
     },
   };
 }

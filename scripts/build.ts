@@ -221,8 +221,12 @@ export function finishBundle(
     }
     out = out.replace(REQUIRE_SHIM, `var __require = ${CREATE_REQUIRE}(import.meta.url);\n`);
   }
+  // Code only: a package's documentation comments may show an import of its own name.
+  const live = out.split("\n").filter((line) => !/^\s*(?:\*|\/\/)/.test(line)).join("\n");
   const left = Object.keys(IMPORTS).filter((name) =>
-    new RegExp(`\\b(?:import\\(|from )"${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}"`).test(out)
+    new RegExp(`\\b(?:import\\(|from )"${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}"`).test(
+      live,
+    )
   );
   if (left.length) {
     throw new Error(

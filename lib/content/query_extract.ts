@@ -16,8 +16,10 @@
  * and its heading path cover. The best sections are then taken in rank
  * order while they fit: whole when they do (with their subsections when the
  * heading has almost no text of its own); a best section too large for the
- * budget is cut to its best units instead, by unit BM25, each chosen unit
- * pulling in its neighbours with decaying priority so an answer keeps its
+ * budget is cut to its best units instead, by unit BM25 (a code block at
+ * half its score unless the question asks for code: an example repeats the
+ * words of the rule it illustrates), each chosen unit pulling in its
+ * neighbours with decaying priority so an answer keeps its
  * lead-in and follow-up. The result is in document order, with each
  * region's heading ancestry and an elision marker over every gap.
  *
@@ -34,7 +36,7 @@
  * @module
  */
 import type { Document } from "./document.ts";
-import { isStopWord, questionTerms, scanTerms } from "./question.ts";
+import { asksForCode, isStopWord, questionTerms, scanTerms } from "./question.ts";
 import { blocks } from "./slices.ts";
 import { estimateTokens, tokenWeight } from "./tokens.ts";
 
@@ -100,6 +102,12 @@ const B = 0.75;
 const HEADING_WEIGHT = 4;
 /** Weight of a question term in an ancestor's heading. */
 const ANCESTOR_WEIGHT = 0.6;
+/**
+ * Weight of a code block when the question does not ask for code: an
+ * example illustrates what the prose around it states, so it repeats the
+ * question's words without saying the answer.
+ */
+const EXAMPLE_WEIGHT = 0.5;
 /** Weight of a section's whole-text BM25 beside its best unit's score. */
 const SECTION_SHARE = 0.5;
 /** Weight of a term's page-wide rarity beside its rarity inside the section being cut. */
@@ -445,12 +453,18 @@ export interface Ranking {
   unitTerms: Map<number, number[]>;
   /** Inverse document frequency of each term over units. */
   unitIdf: number[];
+  /** A unit's weight for its kind: code at {@link EXAMPLE_WEIGHT} unless the question asks for code. */
+  unitWeight: (unit: number) => number;
   /** Number of question terms. */
   terms: number;
 }
 
 /** Ranks the units and sections of `doc` for question terms (see the module notes). */
-export function rankForQuery(doc: Document, terms: readonly string[]): Ranking {
+export function rankForQuery(
+  doc: Document,
+  terms: readonly string[],
+  code = false,
+): Ranking {
   const index = queryIndex(doc);
   const units = index.units;
   const n = units.length;
@@ -483,6 +497,8 @@ export function rankForQuery(doc: Document, terms: readonly string[]): Ranking {
       m.set(q, (m.get(q) ?? 0) + tf);
     }
   }
+  const unitWeight = (u: number): number => !code && units[u].kind === "code" ? EXAMPLE_WEIGHT : 1;
+  for (const [u, score] of unitScore) unitScore.set(u, score * unitWeight(u));
   const headed = new Map<number, Set<number>>(); // section → question terms in its heading
   for (let q = 0; q < terms.length; q++) {
     for (const s of index.headingPostings.get(terms[q]) ?? []) {
@@ -537,7 +553,7 @@ export function rankForQuery(doc: Document, terms: readonly string[]): Ranking {
     }
     ranked.sort((a, b) => b.score - a.score || a.section - b.section);
   }
-  return { unitScore, unitTerms, unitIdf, terms: terms.length, ranked, unitMode };
+  return { unitScore, unitTerms, unitIdf, unitWeight, terms: terms.length, ranked, unitMode };
 }
 
 /**
@@ -561,7 +577,7 @@ export function extractForQuery(
   const n = units.length;
   if (n === 0) return whole(doc, "low", originalTokens);
 
-  const ranking = rankForQuery(doc, terms);
+  const ranking = rankForQuery(doc, terms, asksForCode(query));
   const { unitScore, ranked, unitMode } = ranking;
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
     return whole(doc, "low", originalTokens);
@@ -641,7 +657,7 @@ class Picker {
       for (let k = 0; k < ut.length; k += 2) {
         score += weight[ut[k]] * bm25(ut[k + 1], this.index.unitLength[u], this.index.avgUnit);
       }
-      out.set(u, score * (0.5 + ut.length / 2 / terms));
+      out.set(u, score * (0.5 + ut.length / 2 / terms) * this.ranking.unitWeight(u));
     }
     return out;
   }

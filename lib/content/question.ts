@@ -127,3 +127,14 @@ export function scanTerms(text: string, onTerm: (term: string) => void): void {
     for (const g of grams(run)) onTerm(g);
   });
 }
+
+const ASKS_FOR_CODE =
+  /\b(?:examples?|code|snippet|syntax|command|how (?:do|can|should|would|to) (?:i |you |we )?(?:write|call|use|declare|run|install|import|format|create|define))\b/;
+
+/**
+ * Whether a question asks for code (an example, a snippet, the syntax, how
+ * to write, call or run something) rather than for what the text states.
+ */
+export function asksForCode(question: string): boolean {
+  return ASKS_FOR_CODE.test(question.toLowerCase());
+}

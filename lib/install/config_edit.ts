@@ -217,6 +217,22 @@ function tomlHeaders(lines: string[]): Header[] {
   return headers;
 }
 
+/** Line ranges of the `[mcp_servers.NAME]` table and its sub-tables. */
+function tomlRanges(lines: string[], name: string): [number, number][] {
+  const headers = tomlHeaders(lines);
+  const ours = (h: Header) => h.path?.[0] === "mcp_servers" && h.path[1] === name;
+  const ranges: [number, number][] = [];
+  headers.forEach((h, i) => {
+    if (!ours(h) || (ranges.length > 0 && h.line < ranges.at(-1)![1])) return;
+    const next = headers.slice(i + 1).find((other) => !ours(other));
+    let end = next ? next.line : lines.length;
+    // Blank lines and comments just before the next table belong to it.
+    while (end > h.line + 1 && /^\s*(#.*)?$/.test(lines[end - 1])) end--;
+    ranges.push([h.line, end]);
+  });
+  return ranges;
+}
+
 function tomlError(file: string, error: unknown): ConfigFileError {
   const e = error as { line?: number; column?: number; message?: string };
   const where = e.line ? ` at line ${e.line}, column ${e.column ?? 1}` : "";
@@ -257,17 +273,7 @@ export function editToml(
   }
   const eol = source.includes("\r\n") ? "\r\n" : "\n";
   const lines = source.split(/\r?\n/);
-  const headers = tomlHeaders(lines);
-  const ours = (h: Header) => h.path?.[0] === "mcp_servers" && h.path[1] === name;
-  const ranges: [number, number][] = [];
-  headers.forEach((h, i) => {
-    if (!ours(h) || (ranges.length > 0 && h.line < ranges.at(-1)![1])) return;
-    const next = headers.slice(i + 1).find((other) => !ours(other));
-    let end = next ? next.line : lines.length;
-    // Blank lines and comments just before the next table belong to it.
-    while (end > h.line + 1 && /^\s*(#.*)?$/.test(lines[end - 1])) end--;
-    ranges.push([h.line, end]);
-  });
+  const ranges = tomlRanges(lines, name);
   let out: string[];
   if (ranges.length === 0) {
     const body = source.replace(/\s+$/, "");
@@ -304,6 +310,134 @@ export function editToml(
     );
   }
   return { text: result, changed: true, entry: merged, snippet };
+}
+
+/** A removal: the new text, or `undefined` when the file holds no such entry. */
+export interface RemoveResult {
+  /** The new text of the file (unchanged when `removed` is false). */
+  text: string;
+  /** Whether the entry was there and is gone from `text`. */
+  removed: boolean;
+}
+
+function parseJsonObject(source: string, file: string): Obj {
+  const errors: ParseError[] = [];
+  const doc = parse(source, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const e = errors[0];
+    throw new ConfigFileError(
+      `${file} is not valid JSON: ${printParseErrorCode(e.error)} at ${
+        position(source, e.offset)
+      }; ${FIX}`,
+    );
+  }
+  if (!isObject(doc)) {
+    throw new ConfigFileError(
+      `${file}: the top level is ${describe(doc)}, not a JSON object; ${FIX}`,
+    );
+  }
+  return doc;
+}
+
+/**
+ * The server entry `name` of a client's file (JSON under `rootKey`, or
+ * Codex's TOML), or undefined when there is none. Throws
+ * {@link ConfigFileError} for a malformed file.
+ */
+export function readEntry(
+  text: string,
+  file: string,
+  format: "json" | "toml",
+  rootKey: string,
+  name: string,
+): Record<string, unknown> | undefined {
+  if (text.trim() === "") return undefined;
+  let doc: Obj;
+  if (format === "toml") {
+    try {
+      doc = parseToml(text) as Obj;
+    } catch (error) {
+      throw tomlError(file, error);
+    }
+  } else doc = parseJsonObject(text, file);
+  const servers = doc[rootKey];
+  const entry = isObject(servers) ? servers[name] : undefined;
+  return isObject(entry) ? entry : undefined;
+}
+
+/**
+ * Takes the server entry `name` out of a JSON (JSONC) document, keeping
+ * comments, every other server and setting. Throws {@link ConfigFileError}
+ * for a malformed file.
+ */
+export function removeJson(
+  text: string,
+  file: string,
+  rootKey: string,
+  name: string,
+): RemoveResult {
+  if (text.trim() === "") return { text, removed: false };
+  const doc = parseJsonObject(text, file);
+  const servers = doc[rootKey];
+  if (!isObject(servers) || !Object.hasOwn(servers, name)) return { text, removed: false };
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const edits = modify(text, [rootKey, name], undefined, { formattingOptions: { eol } });
+  const out = applyEdits(text, edits);
+  const check = parseJsonObject(out, file)[rootKey];
+  if (isObject(check) && Object.hasOwn(check, name)) {
+    throw new ConfigFileError(`${file}: could not remove "${name}" safely; edit the file by hand`);
+  }
+  return { text: out, removed: true };
+}
+
+/**
+ * Takes the `[mcp_servers.NAME]` table and its sub-tables out of a Codex
+ * `config.toml`, keeping comments and every other table; the result is
+ * parsed to check that only that entry is gone.
+ */
+export function removeToml(text: string, file: string, name: string): RemoveResult {
+  let doc: Obj;
+  try {
+    doc = parseToml(text) as Obj;
+  } catch (error) {
+    throw tomlError(file, error);
+  }
+  const servers = doc.mcp_servers;
+  if (!isObject(servers) || !Object.hasOwn(servers, name)) return { text, removed: false };
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const lines = text.split(/\r?\n/);
+  const ranges = tomlRanges(lines, name);
+  const out: string[] = [];
+  let from = 0;
+  for (const [start, end] of ranges) {
+    out.push(...lines.slice(from, start));
+    from = end;
+    // One blank line between what was before and what follows.
+    while (from < lines.length && lines[from].trim() === "") from++;
+    if (out.length > 0 && out.at(-1)!.trim() !== "" && from < lines.length) out.push("");
+  }
+  out.push(...lines.slice(from));
+  const result = out.join(eol);
+  let check: Obj;
+  try {
+    check = parseToml(result) as Obj;
+  } catch {
+    throw new ConfigFileError(
+      `${file}: could not remove [mcp_servers.${name}] safely (it is probably defined another way, as an inline table or dotted keys); edit the file by hand`,
+    );
+  }
+  const left = check.mcp_servers;
+  const { [name]: _gone, ...rest } = servers;
+  const restLeft = isObject(left) ? left : {};
+  if (
+    (isObject(left) && Object.hasOwn(left, name)) || !sameValue(rest, restLeft) ||
+    !sameValue({ ...doc, mcp_servers: undefined }, { ...check, mcp_servers: undefined })
+  ) {
+    throw new ConfigFileError(
+      `${file}: could not remove [mcp_servers.${name}] safely (it is probably defined another way, as an inline table or dotted keys); edit the file by hand`,
+    );
+  }
+  return { text: result, removed: true };
 }
 
 /** What {@link writeAtomic} did. */

@@ -175,6 +175,8 @@ interface Credential {
   refusedWhenShared: boolean;
   /** Only the file's presence counts (the licence acceptance). */
   presence?: boolean;
+  /** What it unlocks (every credential is optional). */
+  unlocks: string;
 }
 
 const CREDENTIALS: readonly Credential[] = [
@@ -183,14 +185,28 @@ const CREDENTIALS: readonly Credential[] = [
     variable: "GITHUB_TOKEN",
     file: "github_token",
     refusedWhenShared: true,
+    unlocks: "GitHub's 5,000 requests an hour instead of 60, and private repositories",
   },
-  { check: "hugging face token", variable: "HF_TOKEN", file: "hf_token", refusedWhenShared: true },
-  { check: "kagi key", variable: "KAGI_API_KEY", file: "kagi_api_key", refusedWhenShared: true },
+  {
+    check: "hugging face token",
+    variable: "HF_TOKEN",
+    file: "hf_token",
+    refusedWhenShared: true,
+    unlocks: "gated and private Hugging Face repositories, and higher rate limits",
+  },
+  {
+    check: "kagi key",
+    variable: "KAGI_API_KEY",
+    file: "kagi_api_key",
+    refusedWhenShared: true,
+    unlocks: "the kagi_search tool (searches are billed by Kagi)",
+  },
   {
     check: "semantic scholar key",
     variable: "S2_API_KEY",
     file: "s2_api_key",
     refusedWhenShared: true,
+    unlocks: "a Semantic Scholar rate limit of your own instead of the shared pool",
   },
   {
     check: "semantic scholar licence",
@@ -198,18 +214,21 @@ const CREDENTIALS: readonly Credential[] = [
     file: "s2_accept_tos",
     refusedWhenShared: false,
     presence: true,
+    unlocks: "the semantic_scholar tool (accepting its API licence)",
   },
   {
     check: "reddit client id",
     variable: "REDDIT_CLIENT_ID",
     file: "reddit_client_id",
     refusedWhenShared: false,
+    unlocks: "Reddit's OAuth API (with the secret), which servers are refused less often",
   },
   {
     check: "reddit client secret",
     variable: "REDDIT_CLIENT_SECRET",
     file: "reddit_client_secret",
     refusedWhenShared: true,
+    unlocks: "Reddit's OAuth API (with the client id)",
   },
 ];
 
@@ -239,7 +258,9 @@ function credential(c: Credential, dirReadable: boolean): Found {
     ? `not accepted: the semantic_scholar tool is off (set ${c.variable}=1${
       path ? ` or create ${tilde(path)}` : ""
     })`
-    : `not set (set ${c.variable}${path ? ` or ${tilde(path)}` : ""})`;
+    : `not set; optional, unlocks ${c.unlocks} (set ${c.variable}${
+      path ? ` or ${tilde(path)}` : ""
+    })`;
   const off = (detail = unset): Found => ({
     check: { check: c.check, status: "off", detail },
     found: false,
@@ -599,6 +620,7 @@ export async function diagnose(): Promise<Check[]> {
     ...(await kv()),
     ...(await grammars()),
     ...recording(),
+    ...(await import("./client_report.ts")).clientChecks(),
   ];
 }
 

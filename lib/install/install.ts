@@ -16,6 +16,8 @@ import {
   editJson,
   type EditResult,
   editToml,
+  removeJson,
+  removeToml,
   writeAtomic,
 } from "./config_edit.ts";
 import {
@@ -157,6 +159,7 @@ const CHROMIUM_HELP =
 interface Request {
   clients: ClientId[] | undefined;
   all: boolean;
+  force: boolean;
   dryRun: boolean;
   name: string;
 }
@@ -173,6 +176,7 @@ function readRequest(flags: Flags): Request {
   return {
     clients: list.length ? [...new Set(list as ClientId[])] : undefined,
     all: flags["--all"] === true,
+    force: flags["--force"] === true,
     dryRun: flags["--dry-run"] === true,
     name,
   };
@@ -229,7 +233,7 @@ function buildLaunch(
  * Homebrew, npm or version managers is a versioned path that an upgrade
  * removes, while the PATH entry (a symlink) follows upgrades.
  */
-function stableInstallation(ctx: PathContext): Installation {
+export function stableInstallation(ctx: PathContext): Installation {
   const installation = currentInstallation();
   if (installation.kind !== "script" || installation.deno === "npx") return installation;
   const listed = onPath("deno", ctx.env, ctx.os);
@@ -246,12 +250,29 @@ function stableInstallation(ctx: PathContext): Installation {
 class InstallFailure extends Error {}
 
 /** The folder whose presence suggests a client is installed. */
-function markerDir(client: ClientId, ctx: PathContext): string | undefined {
+export function markerDir(client: ClientId, ctx: PathContext): string | undefined {
   if (client === "claude-code") return `${ctx.home}/.claude`;
   if (client === "vscode") return `${appConfigRoot(ctx)}/Code`;
   if (client === "cline") return `${ctx.home}/.cline`;
   const loc = configLocation(client, ctx);
   return "path" in loc ? parentDir(loc.path) : undefined;
+}
+
+/**
+ * Why `client` looks installed on this machine (its command on PATH, its
+ * folder, its configuration file), or undefined when nothing says so.
+ */
+export function foundBy(client: ClientId, ctx: PathContext): string | undefined {
+  const loc = configLocation(client, { ...ctx, exists: ctx.exists ?? exists });
+  if ("unavailable" in loc) return undefined;
+  if (client === "claude-code") {
+    const claude = onPath("claude", ctx.env, ctx.os);
+    if (claude) return claude;
+  }
+  const dir = markerDir(client, ctx);
+  if (dir !== undefined && exists(dir)) return dir;
+  if (exists(loc.path)) return loc.path;
+  return undefined;
 }
 
 async function readLine(): Promise<string> {
@@ -272,26 +293,37 @@ async function readLine(): Promise<string> {
 
 /** Asks on the terminal which clients to configure. */
 async function ask(ctx: PathContext): Promise<ClientId[]> {
-  const lines = ["Which MCP clients should start this server? (* = found on this machine)"];
-  CLIENT_IDS.forEach((id, i) => {
-    const loc = configLocation(id, ctx);
-    const dir = markerDir(id, ctx);
-    const found = (id === "claude-code" && onPath("claude", ctx.env, ctx.os)) ||
-      (dir !== undefined && exists(dir));
-    const note = "unavailable" in loc ? ` (not on ${OS_NAMES[ctx.os]})` : found ? " *" : "";
+  // Clients found on this machine first, then the others, then those this OS does not have.
+  const rank = (id: ClientId) =>
+    "unavailable" in configLocation(id, ctx) ? 2 : foundBy(id, ctx) ? 0 : 1;
+  const order = [...CLIENT_IDS].sort((a, b) => rank(a) - rank(b));
+  const found = order.filter((id) => rank(id) === 0);
+  const lines = [
+    "Which MCP clients should start this server? (* = found on this machine)",
+  ];
+  order.forEach((id, i) => {
+    const note = rank(id) === 2 ? ` (not on ${OS_NAMES[ctx.os]})` : rank(id) === 0 ? " *" : "";
     lines.push(`  ${String(i + 1).padStart(2)}. ${CLIENT_LABELS[id]} [${id}]${note}`);
   });
-  lines.push("Numbers or names, separated by spaces or commas (or 'all'): ");
+  lines.push(
+    `Numbers or names, separated by spaces or commas ('found' for the ${found.length} marked *, or 'all'): `,
+  );
   await Deno.stdout.write(new TextEncoder().encode(lines.join("\n")));
   const answer = (await readLine()).trim();
   const words = answer.split(/[\s,]+/).filter(Boolean);
   if (words.length === 0) throw new ConfigError(NO_CLIENT);
   if (words.length === 1 && words[0].toLowerCase() === "all") return [...CLIENT_IDS];
+  if (words.length === 1 && words[0].toLowerCase() === "found") {
+    if (found.length === 0) {
+      throw new ConfigError(`no client was found on this machine; ${NO_CLIENT}`);
+    }
+    return found;
+  }
   const chosen: ClientId[] = [];
   for (const word of words) {
     const n = Number(word);
-    const id = /^\d+$/.test(word) && n >= 1 && n <= CLIENT_IDS.length
-      ? CLIENT_IDS[n - 1]
+    const id = /^\d+$/.test(word) && n >= 1 && n <= order.length
+      ? order[n - 1]
       : CLIENT_IDS.find((c) => c === word.toLowerCase());
     if (!id) {
       throw new ConfigError(
@@ -445,8 +477,23 @@ export async function runInstall(flags: Flags): Promise<number> {
   const os = currentOs();
   const ctx: PathContext = { os, home: homeDir(env), env, exists };
   let clients: ClientId[];
-  if (request.all) clients = [...CLIENT_IDS];
-  else if (request.clients) clients = request.clients;
+  const notFound: Outcome[] = [];
+  if (request.all) {
+    clients = [];
+    for (const client of CLIENT_IDS) {
+      const loc = configLocation(client, ctx);
+      if (request.force || "unavailable" in loc || foundBy(client, ctx)) clients.push(client);
+      else {
+        notFound.push({
+          client,
+          status: "skipped",
+          detail: `not found on this machine (no ${
+            tildePath(markerDir(client, ctx) ?? loc.path, ctx.home)
+          }); add --force to configure it anyway`,
+        });
+      }
+    }
+  } else if (request.clients) clients = request.clients;
   else if (Deno.stdin.isTerminal()) clients = await ask(ctx);
   else throw new ConfigError(NO_CLIENT);
 
@@ -484,6 +531,8 @@ export async function runInstall(flags: Flags): Promise<number> {
     );
   }
 
+  outcomes.push(...notFound);
+  outcomes.sort((a, b) => CLIENT_IDS.indexOf(a.client) - CLIENT_IDS.indexOf(b.client));
   const lines = [request.dryRun ? "Install plan:" : "Installed:"];
   for (const o of outcomes) {
     lines.push(`- ${CLIENT_LABELS[o.client]} (${o.status}): ${o.detail}`, ...(o.more ?? []));
@@ -494,7 +543,156 @@ export async function runInstall(flags: Flags): Promise<number> {
   );
   if (request.dryRun) lines.push("Dry run: nothing was changed.");
   else if (outcomes.some((o) => o.changed)) {
-    lines.push("Restart the clients (or reload their MCP servers) to start it.");
+    lines.push(
+      "Restart the clients (or reload their MCP servers) to start it, then ask the agent, for example:",
+      '  "Read the outline of https://en.wikipedia.org/wiki/Deno_(software), then its History section."',
+    );
+  }
+  if (request.all && !request.force && !outcomes.some((o) => o.status !== "skipped")) {
+    lines.push("No MCP client was found on this machine; name one with --target, or add --force.");
+  }
+  console.log(lines.join("\n"));
+  return outcomes.some((o) => o.status === "failed") ? 1 : 0;
+}
+
+/** `path` with the home folder written as `~`. */
+function tildePath(path: string, home: string): string {
+  return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+/** Takes the entry out of one client's file, keeping the backup rule of install. */
+async function uninstallFile(
+  client: ClientId,
+  loc: ConfigFile,
+  name: string,
+  dryRun: boolean,
+): Promise<Outcome> {
+  let text: string | undefined;
+  try {
+    text = await readConfig(loc.path);
+  } catch (error) {
+    return {
+      client,
+      status: "failed",
+      detail: `cannot read ${loc.path}: ${(error as Error).message}`,
+    };
+  }
+  if (text === undefined) {
+    return { client, status: "skipped", detail: `${loc.path} does not exist: nothing to remove` };
+  }
+  let removed;
+  try {
+    removed = loc.format === "toml"
+      ? removeToml(text, loc.path, name)
+      : removeJson(text, loc.path, loc.rootKey, name);
+  } catch (error) {
+    if (error instanceof ConfigFileError) {
+      return { client, status: "failed", detail: `${error.message} (file left unchanged)` };
+    }
+    throw error;
+  }
+  if (!removed.removed) {
+    return { client, status: "skipped", detail: `${loc.path} has no entry '${name}'` };
+  }
+  if (dryRun) {
+    return { client, status: "ok", detail: `would remove '${name}' from ${loc.path}` };
+  }
+  try {
+    const written = await writeAtomic(loc.path, removed.text, text);
+    return {
+      client,
+      status: "ok",
+      changed: true,
+      detail: `removed '${name}' from ${written.path}; previous version kept in ${written.backup}`,
+    };
+  } catch (error) {
+    return {
+      client,
+      status: "failed",
+      detail: `cannot write ${loc.path}: ${(error as Error).message}`,
+    };
+  }
+}
+
+/** Whether a client's file holds the entry `name` (for `uninstall --all`). */
+async function hasEntry(loc: ConfigFile, name: string): Promise<boolean> {
+  try {
+    const text = await readConfig(loc.path);
+    if (text === undefined) return false;
+    const result = loc.format === "toml"
+      ? removeToml(text, loc.path, name)
+      : removeJson(text, loc.path, loc.rootKey, name);
+    return result.removed;
+  } catch {
+    // A malformed file is reported by the removal itself.
+    return true;
+  }
+}
+
+/** Runs `uninstall` (alias `remove`); resolves to the exit code. */
+export async function runUninstall(flags: Flags): Promise<number> {
+  const request = readRequest(flags);
+  const env = Deno.env.toObject();
+  const os = currentOs();
+  const ctx: PathContext = { os, home: homeDir(env), env, exists };
+  const outcomes: Outcome[] = [];
+  let clients: ClientId[];
+  if (request.clients) clients = request.clients;
+  else if (request.all) {
+    clients = [];
+    for (const client of CLIENT_IDS) {
+      const loc = configLocation(client, ctx);
+      if ("unavailable" in loc) continue;
+      const claude = client === "claude-code" ? onPath("claude", env, os) : undefined;
+      if (claude || await hasEntry(loc, request.name)) clients.push(client);
+    }
+  } else {
+    throw new ConfigError(
+      "no client chosen; try `parkour uninstall --target cursor`, repeat --target for more clients, or use --all (every client whose configuration has the entry)",
+    );
+  }
+  for (const client of clients) {
+    const loc = configLocation(client, ctx);
+    if ("unavailable" in loc) {
+      outcomes.push({ client, status: "failed", detail: loc.unavailable });
+      continue;
+    }
+    const claude = client === "claude-code" ? onPath("claude", env, os) : undefined;
+    if (claude) {
+      const argv = ["mcp", "remove", "--scope", "user", request.name];
+      if (request.dryRun) {
+        outcomes.push({
+          client,
+          status: "ok",
+          detail: `would run (${claude}):`,
+          more: [`    claude ${quoted(argv)}`],
+        });
+        continue;
+      }
+      const ran = await run([claude, ...argv]);
+      outcomes.push(
+        ran.ok
+          ? { client, status: "ok", changed: true, detail: `ran \`claude ${quoted(argv)}\`` }
+          : {
+            client,
+            status: "skipped",
+            detail: `\`claude ${quoted(argv)}\` found nothing to remove: ${
+              ran.output.split("\n")[0] || "no message"
+            }`,
+          },
+      );
+      continue;
+    }
+    outcomes.push(await uninstallFile(client, loc, request.name, request.dryRun));
+  }
+  const lines = [request.dryRun ? "Uninstall plan:" : "Uninstalled:"];
+  if (outcomes.length === 0) lines.push(`- no client's configuration has '${request.name}'`);
+  for (const o of outcomes) {
+    lines.push(`- ${CLIENT_LABELS[o.client]} (${o.status}): ${o.detail}`, ...(o.more ?? []));
+  }
+  if (request.dryRun) lines.push("Dry run: nothing was changed.");
+  else if (outcomes.some((o) => o.changed)) {
+    lines.push("Restart the clients (or reload their MCP servers) to stop it.");
   }
   console.log(lines.join("\n"));
   return outcomes.some((o) => o.status === "failed") ? 1 : 0;

@@ -86,6 +86,8 @@ export interface LaunchOptions {
   render?: { executables: string[]; readPaths?: string[]; tmpDir: string; browser?: string };
   /** Keep private networks reachable at the socket (for `MCP_ALLOW_PRIVATE_IPS=1`). */
   allowPrivate?: boolean;
+  /** Further files to read (doctor: the MCP clients' configuration files). */
+  readFiles?: string[];
 }
 
 /** Flags and environment of a launch line. */
@@ -125,6 +127,7 @@ export function permissions(options: LaunchOptions = {}): Permissions {
   const write: string[] = [];
   const env: Record<string, string> = {};
   if (options.configDir) read.push(options.configDir);
+  if (options.readFiles) read.push(...options.readFiles);
   if (options.kvPath) {
     const dir = parentDir(options.kvPath);
     read.push(dir);

@@ -166,6 +166,31 @@ export function configLocation(client: ClientId, ctx: PathContext): ConfigLocati
   }
 }
 
+/**
+ * Every file `client` may keep its servers in on `ctx.os` (Roo Code and
+ * OpenCode pick among several), for reading what `install` wrote.
+ */
+export function configCandidates(client: ClientId, ctx: PathContext): string[] {
+  const base = configLocation(client, { ...ctx, exists: () => false });
+  if (!("path" in base)) return [];
+  if (client === "opencode") return [base.path, base.path.replace(/\.json$/, ".jsonc")];
+  if (client !== "roo-code") return [base.path];
+  return ROO_EDITORS.flatMap((editor) =>
+    ROO_FILES.map((file) =>
+      join(
+        ctx.os,
+        appConfigRoot(ctx),
+        editor,
+        "User",
+        "globalStorage",
+        "rooveterinaryinc.roo-cline",
+        "settings",
+        file,
+      )
+    )
+  );
+}
+
 /** Environment keys the launch line manages (dropped from an old entry when no longer set). */
 export const MANAGED_ENV = ["__IS_WSL_TEST__", "TMPDIR"];
 

@@ -9,7 +9,11 @@
  *   (tests; per-host spacing and retry waits then pass 100 times faster);
  *   `PARKOUR_RECORD_DIR`: record every exchange there;
  * - `PARKOUR_SHARED_DIR`: where replayed exchanges find the shared captures;
- * - `PARKOUR_CACHE_MB`: page cache bound (default 256).
+ * - `PARKOUR_CACHE_MB`: page cache bound (default 256);
+ * - `PARKOUR_HOST_INTERVALS`: `host=ms,...`, request spacing per host suffix
+ *   beside (and over) the built-in table;
+ * - `PARKOUR_CACHE=redis://...`: a store shared by replicas (see `shared.ts`),
+ *   whose request slots this network then uses.
  *
  * @module
  */
@@ -17,11 +21,15 @@ import { env, envFlag } from "../config.ts";
 import { DEFAULT_CACHE_BYTES, PageCache } from "./cache.ts";
 import { fastClock } from "./clock.ts";
 import { Net } from "./fetch.ts";
+import { parseHostIntervals, setHostIntervals } from "./limiter.ts";
 import { recordingTransport, ReplayStore } from "./replay.ts";
+import { sharedStore } from "./shared.ts";
 import { pinnedTransport, proxyTransport } from "./transport.ts";
 
 /** Builds a network from the environment. */
 export function netFromEnv(): Net {
+  const intervals = env("PARKOUR_HOST_INTERVALS");
+  if (intervals) setHostIntervals(parseHostIntervals(intervals));
   const allowPrivate = envFlag("MCP_ALLOW_PRIVATE_IPS");
   const replay = env("PARKOUR_REPLAY_DIR");
   if (replay) {
@@ -43,6 +51,7 @@ export function netFromEnv(): Net {
     allowPrivate,
     env,
     contact: env("MCP_CONTACT_EMAIL"),
+    sharedSlots: sharedStore,
   });
 }
 

@@ -28,7 +28,7 @@ import { currentProgress } from "./progress.ts";
 import { type Charset, decodeText } from "./charset.ts";
 import { type Clock, realClock } from "./clock.ts";
 import { NetError } from "./errors.ts";
-import { HostLimiter, type Limit, limitFor } from "./limiter.ts";
+import { HostLimiter, type Limit, limitFor, type SharedSlots } from "./limiter.ts";
 import { type Resolver, systemResolver } from "./resolver.ts";
 import {
   DEFAULT_RETRY,
@@ -113,6 +113,8 @@ export interface FetchResult {
 
 /** What a {@link Net} is built from. */
 export interface NetDeps {
+  /** Request slots shared with other processes (the shared store), read at each request. */
+  sharedSlots?: () => SharedSlots | undefined;
   /** Performs exchanges; pinned direct connections by default. */
   transport?: Transport;
   /** Resolves names for the address check. */
@@ -180,7 +182,7 @@ export class Net {
     this.#proxyTransport = deps.proxyTransport ?? proxyTransport;
     this.#resolver = deps.resolver ?? systemResolver;
     this.#clock = deps.clock ?? realClock;
-    this.#limiter = new HostLimiter(this.#clock);
+    this.#limiter = new HostLimiter(this.#clock, deps.sharedSlots);
     this.#allowPrivate = deps.allowPrivate ?? false;
     this.#classify = deps.classify ?? classifyAddress;
     this.#env = deps.env ?? (() => undefined);
@@ -237,6 +239,11 @@ export class Net {
         policy,
       );
       if (wait === undefined) return await this.#finish(result, options, signal);
+      // The host asked for a pause: every request to it waits, not only this retry.
+      const limit = options.limit ?? limitFor(result.url.hostname);
+      if (result.status === 429 || result.headers.has("retry-after")) {
+        await this.#limiter.backOff(limit.key, wait);
+      }
       await result.response.body?.cancel().catch(() => {});
       await this.#clock.sleep(wait, signal);
     }

@@ -26,6 +26,10 @@
  * Replay matches method and URL exactly. A fixture whose request also gives
  * `accept` matches only requests with that Accept header (content
  * negotiation serves one URL in several forms); one without matches any.
+ * A fixture whose request gives `body` (top-level fields of a JSON request
+ * body, such as `{"videoId": "..."}`) matches only requests whose JSON body
+ * has those values: APIs that serve every call at one URL (Innertube's
+ * `POST /youtubei/v1/player`) are told apart by what they were sent.
  * The address check still runs, on the recorded address (a public
  * placeholder when none was recorded). A request with `Range: bytes=a-b`
  * on a recorded 200 gets 206 and that slice of the body, as a server would.
@@ -42,7 +46,12 @@ export const PLACEHOLDER_ADDRESS = "93.184.215.14";
 /** One recorded exchange, as stored. */
 export interface Exchange {
   /** The request. */
-  request: { method: string; url: string; accept?: string };
+  request: {
+    method: string;
+    url: string;
+    accept?: string;
+    body?: Record<string, string | number | boolean>;
+  };
   /** The response. */
   response: {
     status: number;
@@ -84,7 +93,7 @@ async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
 export class ReplayStore {
   readonly #dir: string;
   readonly #shared?: string;
-  #index?: Promise<Map<string, Loaded>>;
+  #index?: Promise<Map<string, Loaded[]>>;
 
   /** Creates a store over `dir`; `shared` is `PARKOUR_SHARED_DIR`. */
   constructor(dir: string, shared?: string) {
@@ -92,9 +101,9 @@ export class ReplayStore {
     this.#shared = shared?.replace(/\/$/, "");
   }
 
-  #load(): Promise<Map<string, Loaded>> {
+  #load(): Promise<Map<string, Loaded[]>> {
     this.#index ??= (async () => {
-      const index = new Map<string, Loaded>();
+      const index = new Map<string, Loaded[]>();
       try {
         await Deno.stat(this.#dir);
       } catch (error) {
@@ -110,18 +119,48 @@ export class ReplayStore {
         if (!exchange.request?.url || !exchange.response || !exchange.provenance) continue;
         const key = keyOf(exchange.request.method ?? "GET", exchange.request.url);
         const accept = exchange.request.accept;
-        index.set(accept !== undefined ? `${key} ${accept}` : key, { exchange, file });
+        const at = accept !== undefined ? `${key} ${accept}` : key;
+        const list = index.get(at) ?? [];
+        // Fixtures that name body fields are tried first, the most specific first.
+        list.push({ exchange, file });
+        list.sort((a, b) =>
+          Object.keys(b.exchange.request.body ?? {}).length -
+          Object.keys(a.exchange.request.body ?? {}).length
+        );
+        index.set(at, list);
       }
       return index;
     })();
     return this.#index;
   }
 
-  /** The exchange for a request (and its Accept header), or undefined. */
-  async find(method: string, url: string, accept?: string): Promise<Loaded | undefined> {
+  /** The exchange for a request (its Accept header and body), or undefined. */
+  async find(
+    method: string,
+    url: string,
+    accept?: string,
+    body?: Uint8Array,
+  ): Promise<Loaded | undefined> {
     const index = await this.#load();
     const key = keyOf(method, url);
-    return (accept !== undefined ? index.get(`${key} ${accept}`) : undefined) ?? index.get(key);
+    let fields: Record<string, unknown> | undefined;
+    const sent = () => {
+      if (fields === undefined) {
+        try {
+          const parsed = JSON.parse(new TextDecoder().decode(body ?? new Uint8Array()));
+          fields = parsed && typeof parsed === "object" ? parsed : {};
+        } catch {
+          fields = {};
+        }
+      }
+      return fields!;
+    };
+    const pick = (list: Loaded[] | undefined) =>
+      list?.find(({ exchange }) =>
+        Object.entries(exchange.request.body ?? {}).every(([k, v]) => sent()[k] === v)
+      );
+    return (accept !== undefined ? pick(index.get(`${key} ${accept}`)) : undefined) ??
+      pick(index.get(key));
   }
 
   async #body(loaded: Loaded): Promise<Uint8Array> {
@@ -157,11 +196,15 @@ export class ReplayStore {
           request.method,
           request.url.href,
           request.headers.get("accept") ?? undefined,
+          request.body,
         );
         if (!loaded) {
+          const sent = request.body
+            ? ` with body ${new TextDecoder().decode(request.body).slice(0, 200)}`
+            : "";
           throw new NetError(
             "replay_missing",
-            `no recorded exchange for ${request.method} ${request.url.href} in ${this.#dir}; ` +
+            `no recorded exchange for ${request.method} ${request.url.href}${sent} in ${this.#dir}; ` +
               "record one with PARKOUR_RECORD_DIR on a machine with internet access",
             request.url.href,
           );
@@ -194,15 +237,41 @@ export class ReplayStore {
   resolver(): Resolver {
     return {
       resolve: async (host) => {
-        for (const { exchange } of (await this.#load()).values()) {
-          if (exchange.address && new URL(exchange.request.url).hostname === host) {
-            return [exchange.address];
+        for (const list of (await this.#load()).values()) {
+          for (const { exchange } of list) {
+            if (exchange.address && new URL(exchange.request.url).hostname === host) {
+              return [exchange.address];
+            }
           }
         }
         return [PLACEHOLDER_ADDRESS];
       },
     };
   }
+}
+
+/** The top-level scalar fields of a JSON request body, which tell calls to one URL apart. */
+function bodyFields(
+  body: Uint8Array | undefined,
+): { body?: Record<string, string | number | boolean> } {
+  if (!body) return {};
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body));
+    const fields = Object.fromEntries(
+      Object.entries(parsed ?? {}).filter(([, v]) =>
+        ["string", "number", "boolean"].includes(typeof v)
+      ),
+    ) as Record<string, string | number | boolean>;
+    return Object.keys(fields).length > 0 ? { body: fields } : {};
+  } catch {
+    return {};
+  }
+}
+
+function fnv(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
 }
 
 function slug(url: URL, method: string): string {
@@ -223,7 +292,10 @@ export function recordingTransport(inner: Transport, dir: string): Transport {
       const bytes = response.body
         ? new Uint8Array(await new Response(response.body).arrayBuffer())
         : new Uint8Array();
-      const name = slug(request.url, request.method);
+      const fields = bodyFields(request.body);
+      // Calls to one URL with different bodies are different exchanges.
+      const name = slug(request.url, request.method) +
+        (fields.body ? `_${fnv(JSON.stringify(fields.body))}` : "");
       await Deno.mkdir(dir, { recursive: true });
       const headers: Record<string, string> = {};
       response.headers.forEach((value, key) => {
@@ -232,7 +304,7 @@ export function recordingTransport(inner: Transport, dir: string): Transport {
         }
       });
       const exchange: Exchange = {
-        request: { method: request.method, url: request.url.href },
+        request: { method: request.method, url: request.url.href, ...fields },
         response: { status: response.status, headers, bodyFile: `${name}.body` },
         address: response.remoteAddress,
         provenance: `recorded ${

@@ -93,7 +93,7 @@ export function parseEngineChoice(value: string | undefined): EngineChoice {
 
 /** Thrown when the server lacks a permission the browser needs. */
 const PERMISSIONS_HELP =
-  "the server was started without the permissions the headless browser needs: add --allow-run=<browser> --allow-read=<browser>,<TMPDIR> --allow-write=<TMPDIR> --allow-sys=homedir (see the README, Headless rendering, or `deno task start:render`)";
+  "the server was started without the permissions the headless browser needs: add --allow-run=<browser> --allow-read=<browser>,<TMPDIR> --allow-write=<TMPDIR> --allow-sys=homedir (see docs/security.md, Headless rendering; the `start:render` task for the server, `fetch:render` on the command line)";
 
 const DROPPED_HELP =
   "this server gave up the permissions rendering needs after start-up (a compiled binary does, or PARKOUR_DROP_PRIVILEGES=1); set PARKOUR_RENDER=1 in its environment to keep them, and restart it";
@@ -270,7 +270,7 @@ async function launch(): Promise<Running> {
     throw new ToolError(
       `could not start the browser ${pick.executable}: ${
         String((error as Error).message ?? error).split("\n")[0].slice(0, 300)
-      }. The server needs --allow-run for it, --allow-read and --allow-write on TMPDIR and --allow-sys=homedir (see the README, Headless rendering)`,
+      }. The server needs --allow-run for it, --allow-read and --allow-write on TMPDIR and --allow-sys=homedir (see docs/security.md, Headless rendering)`,
     );
   }
   browser.on("disconnected", () => {

@@ -21,6 +21,10 @@ export interface RenderInfo {
   remark?: Rendered["remark"];
   /** Requests the guard refused. */
   blocked: Rendered["blocked"];
+  /** The embedded frame the content came from. */
+  frame?: string;
+  /** The app framework waited for. */
+  app?: Rendered["app"];
 }
 
 const infos = new WeakMap<Document, RenderInfo>();
@@ -85,6 +89,8 @@ export async function loadRendered(
     engine: rendered.engine,
     remark: rendered.remark,
     blocked: rendered.blocked,
+    frame: rendered.frame,
+    app: rendered.app,
   };
   infos.set(doc, info);
   pageCache().set(key, doc, "rendered");

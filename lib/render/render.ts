@@ -9,7 +9,8 @@
 import { env } from "../config.ts";
 import { ToolError } from "../envelope/response.ts";
 import { userAgent } from "../net/fetch.ts";
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Frame, Page } from "playwright-core";
+import { type AppFramework, contentFrame, waitForApp } from "./apps.ts";
 import { type Engine, type EngineChoice, withBrowser } from "./browser.ts";
 import { type InteractiveElement, LIST_ELEMENTS_SCRIPT } from "./elements.ts";
 import { type GuardOptions, guardOptionsFromEnv, refusal } from "./guard.ts";
@@ -57,7 +58,29 @@ export interface Rendered {
   remark?: EngineChoice["remark"];
   /** Requests the guard refused (URL and why), first 20. */
   blocked: { url: string; reason: string }[];
+  /** The embedded frame the content was read from, when the page itself held little. */
+  frame?: string;
+  /** The app framework waited for, and whether it was ready within the wait. */
+  app?: { framework: AppFramework; ready: boolean };
 }
+
+/**
+ * The URL is not a page for the browser (a PDF, a download): the caller
+ * reads it through the static path instead.
+ */
+export class NotForBrowser extends Error {
+  /** What it is (`a PDF (application/pdf)`, `a download`). */
+  readonly what: string;
+  /** Creates the signal. */
+  constructor(url: string, what: string) {
+    super(`${url} is ${what}, which the browser does not render`);
+    this.name = "NotForBrowser";
+    this.what = what;
+  }
+}
+
+/** Longest wait for an app framework to draw after the network is quiet (ms). */
+const APP_WAIT_MS = 15_000;
 
 /** Most HTML kept from a rendered page (characters). */
 export const MAX_HTML_CHARS = 10_000_000;
@@ -129,6 +152,7 @@ async function run(
   proxy: RenderProxy,
 ): Promise<Omit<Rendered, "engine" | "remark">> {
   const host = new URL(url).hostname;
+  const started = Date.now();
   const blocked: Rendered["blocked"] = [];
   let loaded = false;
   let refusedNavigation: string | undefined;
@@ -183,6 +207,9 @@ async function run(
   try {
     response = await page.goto(url, { waitUntil: "domcontentloaded", timeout: 0 });
   } catch (error) {
+    if (/Download is starting/i.test(shortMessage(error))) {
+      throw new NotForBrowser(url, "a download");
+    }
     const first = blocked[0] ?? proxy.refused[0];
     if (first && first.url.replace(/#.*/, "") === url.replace(/#.*/, "")) {
       throw new ToolError(`refused to render ${url}: ${first.reason}`);
@@ -208,11 +235,19 @@ async function run(
       `HTTP ${response.status()} for ${url}; check the URL, or try again later if the server is failing`,
     );
   }
+  const type = (response?.headers()["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (type === "application/pdf") throw new NotForBrowser(url, "a PDF (application/pdf)");
   await settle(5_000);
+  // Where the content is: the page, or the embedded frame that holds it (a Space's app).
+  let target: Page | Frame = page;
+  const frame = await contentFrame(page);
+  if (frame) target = frame;
+  const remaining = () => deadlineMs - (Date.now() - started) - 2_000;
+  const waited = await waitForApp(target, Math.min(APP_WAIT_MS, remaining()));
   for (const [i, action] of actions.entries()) {
     options.onStage?.(i + 1, total, `action ${i + 1}: ${action.type}`);
     try {
-      await runAction(page, action, Math.min(ACTION_TIMEOUT_MS, deadlineMs / 2));
+      await runAction(target, action, Math.min(ACTION_TIMEOUT_MS, deadlineMs / 2));
     } catch (error) {
       throw new ToolError(
         `action ${i} (${action.type} on selector ${JSON.stringify(action.selector)}) failed: ${
@@ -223,6 +258,7 @@ async function run(
     // Give what the action started (requests, timers) a moment to land.
     lastChange = Date.now();
     await settle(2_000);
+    if (waited.framework) await waitForApp(target, Math.min(APP_WAIT_MS, remaining()));
     if (refusedNavigation) {
       // The browser now shows its own "blocked" page: say what happened instead.
       throw new ToolError(
@@ -240,16 +276,24 @@ async function run(
     );
   }
   options.onStage?.(total - 1, total, "reading the page");
-  const html = (await page.content()).slice(0, MAX_HTML_CHARS);
-  const title = await page.title();
-  const elements = await page.evaluate(LIST_ELEMENTS_SCRIPT) as InteractiveElement[];
+  const html = (await target.content()).slice(0, MAX_HTML_CHARS);
+  const title = (frame ? await frame.title().catch(() => "") : "") || await page.title();
+  const elements = await target.evaluate(LIST_ELEMENTS_SCRIPT) as InteractiveElement[];
   for (const entry of proxy.refused) {
     if (blocked.length < 20) blocked.push(entry);
   }
-  return { url: page.url(), html, title, elements, blocked };
+  return {
+    url: page.url(),
+    html,
+    title,
+    elements,
+    blocked,
+    frame: frame?.url(),
+    app: waited.framework ? { framework: waited.framework, ready: waited.ready } : undefined,
+  };
 }
 
-async function runAction(page: Page, action: Action, timeout: number): Promise<void> {
+async function runAction(page: Page | Frame, action: Action, timeout: number): Promise<void> {
   switch (action.type) {
     case "click":
       await page.click(action.selector, { timeout });

@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { log } from "../log.ts";
 import { type ToolDefinition, ToolRegistry } from "../tools/registry.ts";
+import { OAuthResource } from "./auth.ts";
 import { type HttpServerHandle, serveHttp } from "./http.ts";
 import { cancellable } from "./inflight.ts";
 import { createMcpServer } from "./mcp.ts";
@@ -66,6 +67,7 @@ export function createApp(options: AppOptions): App {
         host: options.config.http.host,
         port: options.config.http.port,
         token: options.config.http.token,
+        oauth: options.config.http.oauth ? new OAuthResource(options.config.http.oauth) : undefined,
         allowedHosts: options.config.http.allowedHosts,
         allowedOrigins: options.config.http.allowedOrigins,
         onListen: (address) => {

@@ -26,6 +26,8 @@
  */
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import { log } from "../log.ts";
+import { LOCAL, type Principal, runAs } from "../principal.ts";
+import { type AuthDecision, metadataPaths, type OAuthResource } from "./auth.ts";
 import { rememberPeer } from "./inflight.ts";
 import { type RestApi, restPath, TOKEN_FREE_PATHS } from "./rest.ts";
 
@@ -41,6 +43,8 @@ export interface HttpServeOptions {
   port: number;
   /** Bearer token. */
   token?: string;
+  /** OAuth resource server: bearer access tokens from an authorization server. */
+  oauth?: OAuthResource;
   /** Extra allowed origins. */
   allowedOrigins?: string[];
   /** Extra allowed Host names. */
@@ -174,18 +178,56 @@ export function gates(
   };
 }
 
-const CHALLENGE = { "www-authenticate": 'Bearer realm="parkour"' };
+const CHALLENGE = 'Bearer realm="parkour"';
+
+/**
+ * The token gate: who the request acts for, or why it may not pass. The
+ * static token makes its holder the owner; with OAuth configured, any other
+ * bearer token must be a valid access token (see `auth.ts`).
+ */
+export function authorizer(
+  options: Pick<HttpServeOptions, "token" | "oauth">,
+): (request: Request) => Promise<AuthDecision> {
+  return async (request) => {
+    if (options.token === undefined && options.oauth === undefined) {
+      return { ok: true, principal: LOCAL };
+    }
+    const auth = request.headers.get("authorization") ?? "";
+    const match = /^Bearer\s+(.+)$/i.exec(auth);
+    const presented = match?.[1].trim();
+    if (
+      presented !== undefined && options.token !== undefined && sameSecret(presented, options.token)
+    ) {
+      return { ok: true, principal: { kind: "owner", id: "owner" } satisfies Principal };
+    }
+    if (options.oauth !== undefined) {
+      return presented === undefined
+        ? options.oauth.missing()
+        : await options.oauth.verify(presented);
+    }
+    return {
+      ok: false,
+      status: 401,
+      kind: "unauthorized",
+      message: "Unauthorized: send Authorization: Bearer <PARKOUR_HTTP_TOKEN>",
+      challenge: CHALLENGE,
+    };
+  };
+}
 
 /**
  * Builds the request handler (exported for tests and embedding): the gates
  * run first on every path, then `/mcp` goes to the MCP handler and the REST
- * paths to the REST API. MCP refusals are JSON-RPC errors, REST refusals
- * `{"error", "kind"}`; `/healthz` skips only the token.
+ * paths to the REST API, each run as the request's principal. MCP refusals
+ * are JSON-RPC errors, REST refusals `{"error", "kind"}`; `/healthz` and the
+ * OAuth metadata skip only the token.
  */
 export function gatedHandler(
   options: Omit<HttpServeOptions, "port" | "onListen" | "signal">,
 ): (request: Request) => Promise<Response> {
   const check = gates(options);
+  const authorize = authorizer(options);
+  const metadata = new Set(options.oauth ? metadataPaths(options.oauth.settings) : []);
   return async (request: Request): Promise<Response> => {
     const host = request.headers.get("host");
     let url: URL;
@@ -200,17 +242,28 @@ export function gatedHandler(
     }
     const mcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
     const rest = options.rest !== undefined ? restPath(url.pathname) : undefined;
-    const refusal = check(request, !(rest !== undefined && TOKEN_FREE_PATHS.has(rest)));
-    if (refusal) {
-      const headers = refusal.status === 401 ? CHALLENGE : undefined;
-      if (mcp) return jsonError(refusal.status, -32000, refusal.message, headers);
-      return Response.json({ error: refusal.message, kind: refusal.kind }, {
-        status: refusal.status,
-        headers,
+    const refuse = (status: number, kind: string, message: string, challenge?: string) => {
+      const headers = challenge ? { "www-authenticate": challenge } : undefined;
+      if (mcp) return jsonError(status, -32000, message, headers);
+      return Response.json({ error: message, kind }, { status, headers });
+    };
+    const refusal = check(request, false);
+    if (refusal) return refuse(refusal.status, refusal.kind, refusal.message);
+    if (metadata.has(url.pathname) && request.method === "GET") {
+      return Response.json(options.oauth!.metadata(), {
+        headers: { "cache-control": "max-age=300" },
       });
     }
-    if (mcp) return await options.handler.fetch(request);
-    if (rest !== undefined) return await options.rest!.fetch(request);
+    let principal: Principal = LOCAL;
+    if (!(rest !== undefined && TOKEN_FREE_PATHS.has(rest))) {
+      const decision = await authorize(request);
+      if (!decision.ok) {
+        return refuse(decision.status, decision.kind, decision.message, decision.challenge);
+      }
+      principal = decision.principal;
+    }
+    if (mcp) return await runAs(principal, () => options.handler.fetch(request));
+    if (rest !== undefined) return await runAs(principal, () => options.rest!.fetch(request));
     return Response.json(
       {
         error: "not found",
@@ -253,12 +306,12 @@ export function tokenBits(token: string): number {
 
 /** Starts serving; refuses a non-loopback bind without a strong token. */
 export function serveHttp(options: HttpServeOptions): HttpServerHandle {
-  if (!isLoopback(options.host) && options.token === undefined) {
+  if (!isLoopback(options.host) && options.token === undefined && options.oauth === undefined) {
     throw new Error(
-      `binding ${options.host} exposes the server beyond this machine; set PARKOUR_HTTP_TOKEN to require a bearer token (${TOKEN_ADVICE})`,
+      `binding ${options.host} exposes the server beyond this machine; set PARKOUR_HTTP_TOKEN to require a bearer token (${TOKEN_ADVICE}), or PARKOUR_AUTH_ISSUER and PARKOUR_AUTH_RESOURCE for OAuth access tokens`,
     );
   }
-  if (!isLoopback(options.host) && tokenBits(options.token!) < 256) {
+  if (!isLoopback(options.host) && options.token !== undefined && tokenBits(options.token) < 256) {
     throw new Error(
       `PARKOUR_HTTP_TOKEN is too weak for binding ${options.host}: a token that guards a server beyond this machine needs at least 32 bytes of entropy (${TOKEN_ADVICE})`,
     );

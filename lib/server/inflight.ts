@@ -12,7 +12,8 @@
  * the page and any render. A cancelled request gets no result.
  *
  * The scope of a client, with no session to go by, is what the server can
- * tell clients apart with: the bearer token (a digest of it), the
+ * tell clients apart with: the authenticated principal (an OAuth subject,
+ * the token's owner, or the local user), the bearer token (a digest of it), the
  * `Mcp-Session-Id` header when a client sends one, and the peer's IP
  * address. Clients that share all three (local clients without a token, for
  * instance) share a scope.
@@ -28,6 +29,7 @@
  * @module
  */
 import type { McpHandlerRequestOptions, McpHttpHandler } from "@modelcontextprotocol/server";
+import { currentPrincipal } from "../principal.ts";
 import { ErrorCode, isId, shapeError } from "./protocol.ts";
 
 /** The peer address of each request, recorded by the HTTP server. */
@@ -53,7 +55,9 @@ async function digest(text: string): Promise<string> {
 
 async function scopeOf(request: Request): Promise<string> {
   const auth = request.headers.get("authorization");
+  const principal = currentPrincipal();
   return [
+    `${principal.kind}:${principal.id}`,
     auth === null ? "" : await digest(auth),
     request.headers.get("mcp-session-id") ?? "",
     peers.get(request) ?? "",

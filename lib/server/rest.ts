@@ -7,7 +7,7 @@
  * | `/api`          | a page (or a view of it) as Markdown, plain text or JSON      |
  * | `/api/sections` | a page's outline, Markdown or JSON                            |
  * | `/api/stream`   | `/api` as server-sent events: `status`... then `result`/`error` |
- * | `/healthz`      | `{status: "ok", version}`                                     |
+ * | `/healthz`      | `{status: "ok"|"degraded", version, stores?}`                 |
  * | `/openapi.json` | the OpenAPI 3.1 description ({@link openApiDocument})         |
  *
  * Every page goes through {@link loadDocument}, so the REST API shares the
@@ -28,6 +28,8 @@
  *
  * @module
  */
+import { sharedStore } from "../net/shared.ts";
+import { shelfHealth } from "../shelf/mod.ts";
 import { z } from "zod";
 import { ConfigError } from "../config.ts";
 import type { Document } from "../content/document.ts";
@@ -105,6 +107,24 @@ export interface RestOptions {
   sourceOf?: (url: string) => string;
   /** Version reported by `/healthz` and `/openapi.json`. */
   version?: string;
+}
+
+/**
+ * The health report: the version and, when replicas share stores, whether
+ * each answers. A store that is down makes the status `degraded`, not a
+ * failure: the replica still serves from its own memory. Addresses are not
+ * shown (the path needs no token).
+ */
+async function health(version: string): Promise<Record<string, unknown>> {
+  const stores: Record<string, { kind: string; ok: boolean }> = {};
+  const cache = sharedStore();
+  if (cache) stores.cache = { kind: cache.kind, ok: (await cache.health()).ok };
+  const shelf = shelfHealth();
+  if (shelf) stores.shelf = { kind: "postgres", ok: (await shelf).ok };
+  const ok = Object.values(stores).every((s) => s.ok);
+  return Object.keys(stores).length === 0
+    ? { status: "ok", version }
+    : { status: ok ? "ok" : "degraded", version, stores };
 }
 
 /** The REST API: a web-standard handler. */
@@ -724,7 +744,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
       try {
         switch (path) {
           case "/healthz":
-            response = json(200, { status: "ok", version });
+            response = json(200, await health(version));
             break;
           case "/openapi.json":
             response = json(

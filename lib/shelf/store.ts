@@ -16,8 +16,8 @@ import type { BucketName, ShelfRecord, ShelfState } from "./record.ts";
 
 /** Storage of the shelf. */
 export interface ShelfStore {
-  /** What the store is, for logs and the status (`memory`, `kv`). */
-  readonly kind: "memory" | "kv";
+  /** What the store is, for logs and the status (`memory`, `kv`, `postgres`). */
+  readonly kind: "memory" | "kv" | "postgres";
   /** A snapshot of the shelf. */
   read(): Promise<ShelfState>;
   /**
@@ -70,7 +70,6 @@ export class MemoryStore implements ShelfStore {
 }
 
 const ROOT = "parkour_shelf";
-const META: Deno.KvKey = [ROOT, "meta"];
 /** Most mutations one KV transaction may hold (KV allows 1000). */
 export const MAX_MUTATIONS = 900;
 
@@ -124,10 +123,26 @@ export class KvStore implements ShelfStore {
   readonly kind = "kv" as const;
   readonly #kv: Deno.Kv;
   readonly #lockTimeoutMs: number;
+  /** Key prefix: the process's shelf, or one principal's. */
+  readonly #root: Deno.KvKey;
+  readonly #meta: Deno.KvKey;
+  /** Whether closing this store closes the database (the namespaced views share it). */
+  readonly #owns: boolean;
 
-  private constructor(kv: Deno.Kv, options: KvStoreOptions) {
+  private constructor(kv: Deno.Kv, options: KvStoreOptions, namespace?: string, owns = true) {
     this.#kv = kv;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+    this.#root = namespace === undefined ? [ROOT] : [ROOT, "principal", namespace];
+    this.#meta = [...this.#root, "meta"];
+    this.#owns = owns;
+  }
+
+  /**
+   * The shelf of one principal in the same database: its own keys, its own
+   * revision; closing it leaves the database open.
+   */
+  forPrincipal(id: string): KvStore {
+    return new KvStore(this.#kv, { lockTimeoutMs: this.#lockTimeoutMs }, id, false);
   }
 
   /**
@@ -145,9 +160,9 @@ export class KvStore implements ShelfStore {
     const store = new KvStore(await open.call(Deno, path), options);
     // Creating the meta key is itself a write that may meet a lock.
     await store.#retrying(async () => {
-      const meta = await store.#kv.get<Meta>(META);
+      const meta = await store.#kv.get<Meta>(store.#meta);
       if (meta.value === null) {
-        await store.#kv.atomic().check(meta).set(META, { gen: 0, rev: 0 }).commit();
+        await store.#kv.atomic().check(meta).set(store.#meta, { gen: 0, rev: 0 }).commit();
       }
     });
     return store;
@@ -168,14 +183,15 @@ export class KvStore implements ShelfStore {
   }
 
   async #load(): Promise<{ meta: Deno.KvEntryMaybe<Meta>; gen: number; state: ShelfState }> {
-    const meta = await this.#kv.get<Meta>(META);
+    const meta = await this.#kv.get<Meta>(this.#meta);
     const gen = meta.value?.gen ?? 0;
     const state: ShelfState = { active: new Map(), retracted: new Map() };
-    for await (const entry of this.#kv.list<ShelfRecord>({ prefix: [ROOT, "r", gen] })) {
-      const bucket = entry.key[3] as BucketName;
+    const at = this.#root.length + 2;
+    for await (const entry of this.#kv.list<ShelfRecord>({ prefix: [...this.#root, "r", gen] })) {
+      const bucket = entry.key[at] as BucketName;
       const record = entry.value;
       if ((bucket === "active" || bucket === "retracted") && record && typeof record === "object") {
-        state[bucket].set(String(entry.key[4]), record);
+        state[bucket].set(String(entry.key[at + 1]), record);
       }
     }
     return { meta, gen, state };
@@ -216,12 +232,12 @@ export class KvStore implements ShelfStore {
         }
         const key = (k: string): Deno.KvKey => {
           const [bucket, doi] = k.split("\u0000");
-          return [ROOT, "r", gen, bucket, doi];
+          return [...this.#root, "r", gen, bucket, doi];
         };
         const op = this.#kv.atomic().check(meta);
         for (const [k, r] of sets) op.set(key(k), r);
         for (const k of deletes) op.delete(key(k));
-        op.set(META, { gen, rev: (meta.value?.rev ?? 0) + 1 });
+        op.set(this.#meta, { gen, rev: (meta.value?.rev ?? 0) + 1 });
         const res = await op.commit();
         return { done: res.ok, result };
       });
@@ -242,7 +258,7 @@ export class KvStore implements ShelfStore {
         const { meta, gen, state } = await this.#load();
         const count = state.active.size + state.retracted.size;
         const res = await this.#kv.atomic().check(meta)
-          .set(META, { gen: gen + 1, rev: (meta.value?.rev ?? 0) + 1 }).commit();
+          .set(this.#meta, { gen: gen + 1, rev: (meta.value?.rev ?? 0) + 1 }).commit();
         return { ok: res.ok, count, gen };
       });
       if (outcome.ok) {
@@ -257,7 +273,7 @@ export class KvStore implements ShelfStore {
 
   async #sweep(gen: number): Promise<void> {
     const keys: Deno.KvKey[] = [];
-    for await (const e of this.#kv.list({ prefix: [ROOT, "r", gen] })) keys.push(e.key);
+    for await (const e of this.#kv.list({ prefix: [...this.#root, "r", gen] })) keys.push(e.key);
     for (let i = 0; i < keys.length; i += 500) {
       await this.#retrying(() => {
         const op = this.#kv.atomic();
@@ -267,8 +283,9 @@ export class KvStore implements ShelfStore {
     }
   }
 
-  /** Closes the database. */
+  /** Closes the database (a principal's view leaves it open). */
   close(): void {
+    if (!this.#owns) return;
     try {
       this.#kv.close();
     } catch { /* already closed */ }

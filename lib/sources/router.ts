@@ -12,6 +12,7 @@ import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
+import { sharedLoad, sharedLookup } from "./shared_cache.ts";
 import { ietfSource } from "./ietf/mod.ts";
 import { arxivSource } from "./arxiv.ts";
 import { semanticScholarSource } from "./semantic_scholar.ts";
@@ -116,6 +117,13 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
     options.onStage?.("cached");
     return { doc: hit, cached: true };
   }
+  // The second level: another replica may have loaded it.
+  const remote = await sharedLookup(key);
+  if (remote) {
+    pageCache().set(key, remote);
+    options.onStage?.("cached");
+    return { doc: remote, cached: true };
+  }
   const parsed = new URL(page);
   const source = SOURCES.find((s) => s.detect(parsed));
   options.onStage?.("fetching");
@@ -125,7 +133,8 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   if (!flight) {
     const controller = new AbortController();
     const shared = { ...options, signal: controller.signal };
-    const promise = (source ? source.load(parsed, shared) : fetchWebDocument(page, shared))
+    const load = () => source ? source.load(parsed, shared) : fetchWebDocument(page, shared);
+    const promise = sharedLoad(key, load, controller.signal)
       .then((doc) => {
         pageCache().set(key, doc);
         return doc;

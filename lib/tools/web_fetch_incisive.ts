@@ -28,6 +28,7 @@ import {
 } from "../sources/router.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { ENGINES } from "../render/browser.ts";
+import { NotForBrowser } from "../render/render.ts";
 import { type InteractiveElement, renderElements } from "../render/elements.ts";
 import {
   loadRendered,
@@ -131,8 +132,16 @@ export async function runIncisive(
   // First-party sources answer from their APIs even when rendering was asked for.
   const viaSource = render && sourceName(url.page) !== "web";
   let rendered: RenderedLoad | undefined;
-  if (render && !viaSource) {
-    rendered = await renderedLoad(url, actions, fullPage, args.allow_offsite ?? false, ctx);
+  // A PDF (or another download) under requires_js is read through the static path.
+  let notForBrowser: string | undefined =
+    render && !viaSource && /\.pdf$/i.test(new URL(url.page).pathname) ? "a PDF" : undefined;
+  if (render && !viaSource && notForBrowser === undefined) {
+    try {
+      rendered = await renderedLoad(url, actions, fullPage, args.allow_offsite ?? false, ctx);
+    } catch (error) {
+      if (!(error instanceof NotForBrowser)) throw error;
+      notForBrowser = error.what;
+    }
   }
   const loaded = rendered ?? await loadPage(
     load,
@@ -153,6 +162,16 @@ export async function runIncisive(
       "warning",
       trusted
         .text`this URL is served from its source's API, so rendering and actions were not used`,
+    );
+  }
+  if (notForBrowser !== undefined) {
+    fm.append(
+      "note",
+      trusted.text`the URL is ${
+        trusted.echo(notForBrowser, 60)
+      }, not a page for the browser: it was read without rendering${
+        actions.length > 0 ? trusted.text`, and the actions were not run` : trusted.text``
+      }`,
     );
   }
   if (rendered) {
@@ -228,6 +247,27 @@ async function renderedLoad(
       if (actions.length > 0) fm.set("actions_run", actions.length);
       if (info.remark) {
         fm.append(info.remark.kind, trusted.text`${trusted.echo(info.remark.text, 300)}`);
+      }
+      if (info.frame) {
+        fm.set("rendered_frame", trusted.url(info.frame));
+        fm.append(
+          "note",
+          trusted
+            .text`the page itself holds little text: the content is its embedded frame rendered_frame`,
+        );
+      }
+      if (info.app) {
+        fm.set(
+          "app_framework",
+          trusted.oneOf(["gradio", "streamlit"] as const, info.app.framework),
+        );
+        if (!info.app.ready) {
+          fm.append(
+            "warning",
+            trusted
+              .text`the app was still loading when the wait ended; what it had drawn is below, try again for the rest`,
+          );
+        }
       }
       if (info.blocked.length > 0) {
         fm.set("blocked_requests", info.blocked.length);

@@ -48,7 +48,11 @@ export async function runSections(
     );
   }
   const result = outline(doc, args, { fragment: url.fragment, window });
-  return ctx.respond(envelopeSpec(fm, result, hints, doc.title));
+  const response = ctx.respond(envelopeSpec(fm, result, hints, doc.title));
+  // The view itself, for the CLI's own formats (a tree, a JSON list); not enumerable, so it
+  // never reaches a protocol message.
+  Object.defineProperty(response, "view", { value: result, enumerable: false });
+  return response;
 }
 
 const DESCRIPTION = `Show a web page's outline: its headings as a tree, each with the address

@@ -20,13 +20,18 @@ import { type Trusted, trusted } from "../trust.ts";
 import { SearchIndex } from "../content/search.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
+import { fetchCommentCount } from "../sources/youtube/comments.ts";
 import {
   ACCEPTED_FORMS,
+  CHANNEL_TABS,
   type Chapter,
+  CONTINUATION,
   fetchCaptions,
   fetchChannel,
+  fetchMore,
   fetchPlayer,
   fetchPlaylist,
+  type ListPage,
   parseYoutubeUrl,
   pickTrack,
   PLAYLIST_ID,
@@ -59,8 +64,14 @@ const schema = z.object({
     "video/transcript: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id; channel: youtube.com/@handle, /channel/UC…, /c/<name> or /user/<name>; playlist: a URL with list=<id>, or the id",
   ),
   query: z.string().max(300).optional().describe("search: the words to search videos for"),
+  tab: z.enum(CHANNEL_TABS).optional().describe(
+    "channel: which tab to list: videos (default), shorts, streams or playlists",
+  ),
+  continuation: z.string().max(2000).optional().describe(
+    "channel/playlist/search: the next_page value of an earlier answer, for the following page",
+  ),
   limit: z.number().int().optional().describe(
-    "channel/playlist/search: at most this many entries (default 30, clamped to 1..200; first page only)",
+    "channel/playlist/search: at most this many entries of the page (default 30, clamped to 1..200)",
   ),
   languages: z.array(z.string().max(20)).max(10).optional().describe(
     'transcript: language preference as ISO codes, first available wins (default ["en"])',
@@ -129,7 +140,10 @@ function chapterList(chapters: Chapter[]): string {
 
 async function videoAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   const id = idOf(args.url, "video");
-  const info = await load(() => fetchPlayer(id, ctx.signal));
+  const [info, comments] = await Promise.all([
+    load(() => fetchPlayer(id, ctx.signal)),
+    fetchCommentCount(id, ctx.signal),
+  ]);
   const fm = baseFrontmatter(info, "video");
   if (info.channelId) {
     fm.set("channel_id", trusted.matching(info.channelId, CHANNEL));
@@ -146,6 +160,18 @@ async function videoAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   if (manual.length) fm.set("captions_uploaded", manual);
   if (auto.length) fm.set("captions_auto", auto);
   if (info.chapters.length) fm.set("chapter_count", info.chapters.length);
+  if (comments !== undefined) {
+    fm.set("comment_count", trusted.matching(comments, /^\d[\d.,]*\s?[KMB]?$/));
+    const tool = ctx.toolName("youtube_comments");
+    if (tool) {
+      fm.append(
+        "see_also",
+        trusted.text`${trusted.echo(tool)} with url=${
+          trusted.url(watchUrl(info.id))
+        } for the comments`,
+      );
+    }
+  }
   if (info.tracks.length) {
     const first = info.tracks.find((t) => !t.auto) ?? info.tracks[0];
     fm.append(
@@ -347,19 +373,68 @@ function clampLimit(limit: number | undefined): number {
   return Math.min(200, Math.max(1, limit ?? 30));
 }
 
-function entryRecords(entries: VideoEntry[]): Record<string, unknown>[] {
+function entryUrl(e: VideoEntry): string {
+  if (e.kind === "playlist") return `https://www.youtube.com/playlist?list=${e.id}`;
+  if (e.kind === "short") return `https://www.youtube.com/shorts/${e.id}`;
+  return watchUrl(e.id);
+}
+
+function entryRecords(entries: VideoEntry[], offset = 0): Record<string, unknown>[] {
   return entries.map((e, i) => ({
-    n: i + 1,
+    n: offset + i + 1,
     title: e.title,
     channel: e.channel || null,
-    length: e.length ?? null,
+    length: e.length ?? e.count ?? null,
     views: e.views ?? null,
     published: e.published ?? null,
-    url: watchUrl(e.id),
+    url: entryUrl(e),
   }));
 }
 
 const ENTRY_COLUMNS = ["n", "title", "channel", "length", "views", "published", "url"];
+
+/** Says where the next page is, when there is one. */
+function nextPage(fm: Frontmatter, next: string | undefined): void {
+  if (next === undefined) return;
+  fm.set("next_page", trusted.matching(next, CONTINUATION));
+  fm.append(
+    "hint",
+    trusted.text`the same call with continuation=<next_page> for the following entries`,
+  );
+}
+
+/** A further page of a list (continuation=), with the same records. */
+async function morePage(
+  args: Args,
+  ctx: ToolContext,
+  endpoint: "/browse" | "/search",
+  what: string,
+): Promise<ToolResult> {
+  const limit = clampLimit(args.limit);
+  const page: ListPage = await load(() =>
+    fetchMore(endpoint, args.continuation!, limit, ctx.signal)
+  );
+  const fm = new Frontmatter()
+    .set("api", trusted.text`YouTube Innertube`)
+    .set("action", trusted.oneOf(ACTIONS, args.action))
+    .set("returned_entries", page.entries.length);
+  if (page.entries.length === 0) {
+    fm.append("note", trusted.text`no further entries: this was the last page`);
+    return ctx.respond({ frontmatter: fm });
+  }
+  const format = ctx.defaultOutput;
+  fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
+  nextPage(fm, page.next);
+  const rendered = renderRecords(entryRecords(page.entries), format, {
+    columns: ENTRY_COLUMNS,
+    name: "entries",
+  });
+  return ctx.respond({
+    frontmatter: fm,
+    fences: [{ content: rendered.text, title: `${what} (continued)` }],
+    structured: rendered.structured,
+  });
+}
 
 function playlistId(input: string | undefined): string {
   if (input === undefined || input.trim() === "") {
@@ -385,6 +460,9 @@ function playlistId(input: string | undefined): string {
 }
 
 async function playlistAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  if (args.continuation !== undefined) {
+    return await morePage(args, ctx, "/browse", "Playlist items");
+  }
   const id = playlistId(args.url);
   const limit = clampLimit(args.limit);
   const playlist = await load(() => fetchPlaylist(id, limit, ctx.signal));
@@ -405,9 +483,7 @@ async function playlistAction(args: Args, ctx: ToolContext): Promise<ToolResult>
   }
   const format = ctx.defaultOutput;
   fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
-  if (playlist.items.length < limit) {
-    fm.append("note", trusted.text`first page of the playlist only (YouTube sends about 100)`);
-  }
+  nextPage(fm, playlist.next);
   fm.append("hint", trusted.text`action=video or action=transcript with an item's url`);
   const rendered = renderRecords(entryRecords(playlist.items), format, {
     columns: ENTRY_COLUMNS,
@@ -424,6 +500,9 @@ async function playlistAction(args: Args, ctx: ToolContext): Promise<ToolResult>
 }
 
 async function channelAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  if (args.continuation !== undefined) {
+    return await morePage(args, ctx, "/browse", "Channel entries");
+  }
   const url = args.url?.trim();
   if (!url) {
     throw new ToolError(
@@ -444,12 +523,14 @@ async function channelAction(args: Args, ctx: ToolContext): Promise<ToolResult> 
   }
   const limit = clampLimit(args.limit);
   const ref = target.ref;
-  const channel = await load(() => fetchChannel(ref, limit, ctx.signal));
+  const tab = args.tab ?? "videos";
+  const channel = await load(() => fetchChannel(ref, limit, ctx.signal, tab));
   const fm = new Frontmatter()
     .set("source", trusted.url(`https://www.youtube.com/channel/${channel.id}`))
     .set("api", trusted.text`YouTube Innertube`)
     .set("action", trusted.oneOf(ACTIONS, "channel"))
     .set("channel_id", trusted.matching(channel.id, CHANNEL))
+    .set("tab", trusted.oneOf(CHANNEL_TABS, tab))
     .set("returned_videos", channel.videos.length);
   const head = [`**Channel**: ${channel.title}`];
   if (channel.subscribers) head.push(`**Subscribers**: ${channel.subscribers}`);
@@ -459,31 +540,49 @@ async function channelAction(args: Args, ctx: ToolContext): Promise<ToolResult> 
     fm.append(
       "note",
       trusted
-        .text`no uploads on the channel's Videos tab (it may post Shorts or live streams only)`,
+        .text`nothing on the channel's ${
+        trusted.oneOf(CHANNEL_TABS, tab)
+      } tab; try tab=videos, shorts, streams or playlists`,
     );
     return ctx.respond({ frontmatter: fm, fences });
   }
   const format = ctx.defaultOutput;
   fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
-  fm.append("hint", trusted.text`action=video or action=transcript with an upload's url`);
+  fm.append(
+    "hint",
+    tab === "playlists"
+      ? trusted.text`action=playlist with a playlist's url`
+      : trusted.text`action=video or action=transcript with an upload's url`,
+  );
+  nextPage(fm, channel.next);
   const rendered = renderRecords(entryRecords(channel.videos), format, {
     columns: ENTRY_COLUMNS,
     name: "videos",
   });
+  const titles = {
+    videos: "Recent uploads",
+    shorts: "Shorts",
+    streams: "Live streams",
+    playlists: "Playlists",
+  };
   return ctx.respond({
     frontmatter: fm,
-    fences: [...fences, { content: rendered.text, title: "Recent uploads" }],
+    fences: [...fences, { content: rendered.text, title: titles[tab] }],
     structured: rendered.structured,
   });
 }
 
 async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
+  if (args.continuation !== undefined) {
+    return await morePage(args, ctx, "/search", "Search results");
+  }
   const query = (args.query ?? "").replace(/\s+/g, " ").trim();
   if (query === "") {
     throw new ToolError("'query' is required for action='search' (words to search videos for)");
   }
   const limit = clampLimit(args.limit);
-  const entries = await load(() => searchVideos(query, limit, ctx.signal));
+  const page = await load(() => searchVideos(query, limit, ctx.signal));
+  const entries = page.entries;
   const fm = new Frontmatter()
     .set("api", trusted.text`YouTube Innertube`)
     .set("action", trusted.oneOf(ACTIONS, "search"))
@@ -496,6 +595,7 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   const format = ctx.defaultOutput;
   fm.set("format", trusted.oneOf(OUTPUT_FORMATS, format));
   fm.append("hint", trusted.text`action=video or action=transcript with a result's url`);
+  nextPage(fm, page.next);
   const rendered = renderRecords(entryRecords(entries), format, {
     columns: ENTRY_COLUMNS,
     name: "results",
@@ -523,10 +623,12 @@ Actions:
   or fetch windows=[3,4,5] by index (not combinable with search or the
   filters).
 - channel: a channel (url: youtube.com/@handle, /channel/UC…, /c/<name>,
-  /user/<name>): name, subscribers, description and its latest uploads.
-- playlist: the items of a playlist (url with list=<id>, or the id), first
-  page, at most limit (default 30).
-- search: videos matching query, first page, at most limit (default 30).
+  /user/<name>): name, subscribers, description and one tab's entries
+  (tab= videos (default), shorts, streams, playlists).
+- playlist: the items of a playlist (url with list=<id>, or the id).
+- search: videos matching query, at most limit (default 30).
+  Lists say next_page when there is more: pass it as continuation= for
+  the following page.
   Uploads, playlist items and search results are records in the configured output
   format.
 

@@ -32,7 +32,7 @@ import {
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import { trusted } from "../trust.ts";
 import { sanitizeLabel } from "../envelope/fence.ts";
-import { hint, type Message, note, ph, readOutline, readPage, warning } from "../hint.ts";
+import { hint, type Message, note, p, ph, readOutline, readPage, warning } from "../hint.ts";
 import {
   chooseView,
   DEFAULT_MAX_TOKENS,
@@ -91,10 +91,60 @@ export interface ViewResult {
   totalSlices?: number;
   /** With search: parts of the query that were dropped. */
   searchWarnings?: string[];
-  /** With the outline: the window shown. */
-  outline?: { window: number; windows: number; clampedFrom?: number; first: number; size: number };
+  /** With the outline: the window shown, and its sections as records. */
+  outline?: {
+    window: number;
+    windows: number;
+    clampedFrom?: number;
+    first: number;
+    size: number;
+    entries: OutlineEntry[];
+  };
   /** Whether the view built an index (slices, search, question) the cache should count. */
   grewIndex: boolean;
+}
+
+/** One section of an outline window, as a record (page-derived titles: untrusted). */
+export interface OutlineEntry {
+  /** Position in document order. */
+  index: number;
+  /** The address `section` accepts (`#id` from the page, or the slug). */
+  address: string;
+  /** Heading text. */
+  title: string;
+  /** Heading level, 1 to 6. */
+  level: number;
+  /** Index of the parent section, or -1. */
+  parent: number;
+  /** Estimated tokens of the section's own text (heading included, subsections not). */
+  tokens: number;
+  /** Estimated tokens of the section with its subsections. */
+  subtree_tokens: number;
+  /** Titles of the enclosing sections, outermost first. */
+  path: string[];
+  /** True when the section has no text of its own. */
+  header_only: boolean;
+}
+
+/** The sections of an outline window as records. */
+function outlineEntries(doc: Document, first: number, size: number): OutlineEntry[] {
+  return doc.sections.slice(first, first + size).map((s) => {
+    const path: string[] = [];
+    for (let p = s.parent; p >= 0; p = doc.sections[p].parent) {
+      path.unshift(doc.sections[p].title);
+    }
+    return {
+      index: s.index,
+      address: `#${s.id ?? s.slug}`,
+      title: s.title,
+      level: s.level,
+      parent: s.parent,
+      tokens: estimateTokens(doc.markdown.slice(s.start, s.end)),
+      subtree_tokens: estimateTokens(doc.markdown.slice(s.start, s.subtreeEnd)),
+      path,
+      header_only: s.headerOnly,
+    };
+  });
 }
 
 /** Settings of a face for {@link view}. */
@@ -251,11 +301,14 @@ function queryView(doc: Document, question: string, budget: number): ViewResult 
       hint`ask again with words the page would use, or scout its outline with ${readOutline()}`,
     );
   } else {
-    // The one block larger than the budget is returned whole (the note says so).
-    if (!x.overBudget) r.body = fit(x.text, budget).text;
-    if (x.overBudget) {
+    // The budget holds even for one block larger than it: cut, with the way to read it whole.
+    const fitted = fit(x.text, budget);
+    r.body = fitted.text;
+    if (x.overBudget || fitted.trimmed) {
       r.messages.push(
-        note`the best passage is one block (code, table, list or quote) larger than the budget, returned whole rather than cut`,
+        note`the best passage is one block (code, table, list or quote) larger than the budget, cut to fit it; read it whole with ${
+          readPage({ section: ph("heading") })
+        } or a larger ${p("max_tokens")}`,
       );
     }
     if (x.confidence === "medium") {
@@ -495,6 +548,7 @@ export function outline(
     clampedFrom: o.clampedFrom,
     first: o.first,
     size,
+    entries: outlineEntries(doc, o.first, size),
   };
   if (o.windows > 1) r.facts.push(["slice", o.window], ["total_slices", o.windows]);
   if (o.clampedFrom !== undefined) {

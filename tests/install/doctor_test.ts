@@ -109,7 +109,8 @@ Deno.test("doctor: credentials by source, never by value; a shared file warns wi
     assert.match(report.get("semantic scholar licence")!.detail, /s2_accept_tos/);
     assert.deepEqual(report.get("semantic scholar key"), {
       marker: "--",
-      detail: "not set (set S2_API_KEY or ~/.config/parkour/s2_api_key)",
+      detail:
+        "not set; optional, unlocks a Semantic Scholar rate limit of your own instead of the shared pool (set S2_API_KEY or ~/.config/parkour/s2_api_key)",
     });
     // The id alone is not enough for Reddit's API.
     assert.equal(report.get("reddit client id")?.marker, "ok");

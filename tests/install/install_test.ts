@@ -17,7 +17,7 @@ import { childEnv, MAIN, SHIPPED_TOOLS } from "../support/process.ts";
 
 /** `deno run` flags of the install task. */
 function installFlags(): string[] {
-  const words = meta.tasks.install.split(/\s+/);
+  const words = meta.tasks.install.command.split(/\s+/);
   const end = words.indexOf("main.ts");
   assert.equal(words.slice(0, 2).join(" "), "deno run");
   assert.deepEqual(words.slice(end + 1), ["install"]);
@@ -598,9 +598,9 @@ Deno.test({
       const { value, done } = await reader.read();
       if (done) break;
       screen += value;
-      if (!answered && screen.includes("(or 'all'): ")) {
+      if (!answered && screen.includes("or 'all'): ")) {
         answered = true;
-        await writer.write(new TextEncoder().encode("4 gemini\n"));
+        await writer.write(new TextEncoder().encode("1 gemini\n"));
       }
     }
     await writer.close().catch(() => {});
@@ -610,10 +610,12 @@ Deno.test({
     const text = screen.replaceAll("\r", "");
     assert.equal(status.code, 0, text);
     assert.match(text, /Which MCP clients should start this server\?/);
-    assert.match(text, /^ +4\. Cursor \[cursor\] \*$/m);
-    assert.match(text, /^ +7\. Gemini CLI \[gemini\]$/m);
+    // Found clients first: Cursor (its folder exists) leads the list.
+    assert.match(text, /^ +1\. Cursor \[cursor\] \*$/m);
+    assert.match(text, /^ +2\. Claude Code \[claude-code\]$/m);
+    assert.match(text, /'found' for the 1 marked \*/);
     if (Deno.build.os === "linux") {
-      assert.match(text, /Claude Desktop \[claude-desktop\] \(not on Linux\)/);
+      assert.match(text, /^ +12\. Claude Desktop \[claude-desktop\] \(not on Linux\)$/m);
     }
     assert.match(text, /^- Cursor \(ok\): created /m);
     assert.match(text, /^- Gemini CLI \(ok\): created /m);

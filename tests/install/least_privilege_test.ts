@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import meta from "../../deno.json" with { type: "json" };
+import { CLIENT_IDS } from "../../lib/install/clients.ts";
+import { configCandidates } from "../../lib/install/targets.ts";
 import { permissions, renderEnv } from "../../lib/install/launch.ts";
 import { callTool, startServer, stderrSettled } from "../support/mcp_client.ts";
 import { childEnv, MAIN, replaySetup, ROOT_DIR, taskFlags } from "../support/process.ts";
@@ -27,7 +29,7 @@ async function spawn(runFlags: string[], env: Record<string, string>): Promise<S
 
 /** Words of a task between `deno run` and `main.ts`, and its leading VAR=value words. */
 function taskLine(name: keyof typeof meta.tasks): { env: Record<string, string>; flags: string[] } {
-  const line = meta.tasks[name];
+  const line = meta.tasks[name].command;
   const words = line.slice(line.indexOf("deno run")).split(/\s+/);
   const env = Object.fromEntries(
     [...line.slice(0, line.indexOf("deno run")).matchAll(/(?:^|\s)([A-Z_]+)=(\S+)/g)].map((m) => [
@@ -41,7 +43,14 @@ function taskLine(name: keyof typeof meta.tasks): { env: Record<string, string>;
 Deno.test("launch lines: every task line is the one lib/install/launch.ts computes", () => {
   const configDir = "$HOME/.config/parkour";
   assert.deepEqual(taskLine("start").flags, permissions({ configDir }).flags);
-  assert.deepEqual(taskLine("doctor").flags, permissions({ configDir }).flags);
+  // doctor also reads the MCP clients' files (Linux paths), to report their entries.
+  const clientFiles = CLIENT_IDS.flatMap((c) =>
+    configCandidates(c, { os: "linux", home: "$HOME", env: {} })
+  );
+  assert.deepEqual(
+    taskLine("doctor").flags,
+    permissions({ configDir, readFiles: clientFiles }).flags,
+  );
   assert.deepEqual(taskLine("serve:http").flags, permissions({ configDir, mode: "http" }).flags);
   const render = permissions({
     configDir,
@@ -55,13 +64,13 @@ Deno.test("launch lines: every task line is the one lib/install/launch.ts comput
   assert.deepEqual(taskLine("start:render").env, renderEnv("/tmp/parkour-render"));
   assert.deepEqual(render.env, renderEnv("/tmp/parkour-render"));
   // The stdio line denies loopback; the HTTP line must not, or it could not bind.
-  assert.match(meta.tasks.start, /--deny-net=[^ ]*127\.0\.0\.0\/8/);
-  assert.doesNotMatch(meta.tasks["serve:http"], /[=,](127\.0\.0\.0|0\.0\.0\.0)\/8/);
-  assert.match(meta.tasks["serve:http"], /--deny-net=[^ ]*192\.168\.0\.0\/16/);
+  assert.match(meta.tasks.start.command, /--deny-net=[^ ]*127\.0\.0\.0\/8/);
+  assert.doesNotMatch(meta.tasks["serve:http"].command, /[=,](127\.0\.0\.0|0\.0\.0\.0)\/8/);
+  assert.match(meta.tasks["serve:http"].command, /--deny-net=[^ ]*192\.168\.0\.0\/16/);
   // The render line leaves only 127.0.0.0/8 to the renderer's proxy; [::1] stays denied.
-  assert.doesNotMatch(meta.tasks["start:render"], /127\.0\.0\.0\/8/);
+  assert.doesNotMatch(meta.tasks["start:render"].command, /127\.0\.0\.0\/8/);
   assert.match(
-    meta.tasks["start:render"],
+    meta.tasks["start:render"].command,
     /--deny-net=0\.0\.0\.0\/8,[^ ]*192\.168\.0\.0\/16,\[::1\] /,
   );
 });

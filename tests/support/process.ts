@@ -34,7 +34,7 @@ export function taskFlags(
   loopback = true,
   home: string = Deno.env.get("HOME") ?? "/tmp",
 ): string[] {
-  const words = meta.tasks[task].split(/\s+/);
+  const words = meta.tasks[task].command.split(/\s+/);
   const end = words.indexOf("main.ts");
   if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
     throw new Error(`unexpected shape of the ${task} task`);
@@ -301,6 +301,15 @@ export class HttpServerProcess {
   /** The port it listens on. */
   get port(): number {
     return Number(new URL(this.url).port);
+  }
+
+  /** Kills it at once (SIGKILL), as a crash would, and waits. */
+  async kill(): Promise<void> {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await this.#child.status;
+    await this.#stderr.cancel().catch(() => {});
   }
 
   /** Stops it with SIGTERM and waits. */

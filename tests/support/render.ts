@@ -34,7 +34,7 @@ export function renderLaunch(tmp: string, env: Record<string, string> = {}, ship
   args: string[];
   env: Record<string, string>;
 } {
-  const task = meta.tasks["start:render"];
+  const task = meta.tasks["start:render"].command;
   const words = task.slice(task.indexOf("deno run")).split(/\s+/);
   if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
     throw new Error("unexpected shape of the start:render task");

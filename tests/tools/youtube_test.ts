@@ -414,3 +414,44 @@ Deno.test("youtube_comments: overview, thread, and what to do when there is none
     await client.close();
   }
 });
+
+Deno.test("youtube: channel tabs, next pages, and a video's comment count", async () => {
+  const client = await connect();
+  try {
+    const channel = "https://www.youtube.com/channel/UCVYamHliCI9rw1tHR1xbkfw";
+    const shorts = await call(client, { action: "channel", url: channel, tab: "shorts" });
+    assert.ok(!shorts.isError, shorts.text);
+    assert.equal(shorts.fm.tab, "shorts");
+    assert.equal(shorts.fm.returned_videos, 2);
+    assert.match(shorts.body, /Tablet in 30 seconds/);
+    assert.match(shorts.body, /https:\/\/www\.youtube\.com\/shorts\/Tst_Short02/);
+    const next = String(shorts.fm.next_page);
+    assert.match(next, /^4qmFsg/);
+    assert.match(String(shorts.fm.hint), /continuation=/);
+
+    const more = await call(client, { action: "channel", continuation: next });
+    assert.ok(!more.isError, more.text);
+    assert.match(more.body, /Battery in 20 seconds/);
+    assert.equal(more.fm.next_page, undefined, "the last page names no next one");
+
+    const lists = await call(client, { action: "channel", url: channel, tab: "playlists" });
+    assert.match(lists.body, /https:\/\/www\.youtube\.com\/playlist\?list=PLtest1234567/);
+    assert.match(lists.body, /Unboxings/);
+    assert.match(String(lists.fm.hint), /action=playlist/);
+
+    const bad = await call(client, { action: "search", continuation: "not a token!" });
+    assert.ok(bad.isError);
+    assert.match(bad.text, /next_page value/);
+
+    const video = await call(client, { action: "video", url: "Tst_Video01" });
+    assert.equal(video.fm.comment_count, "1,234");
+    assert.match(
+      String(video.fm.see_also),
+      /youtube_comments with url=https:\/\/www\.youtube\.com\/watch\?v=Tst_Video01/,
+    );
+    const quiet = await call(client, { action: "video", url: "NoCaption01" });
+    assert.equal(quiet.fm.comment_count, undefined, "no count shown, none claimed");
+  } finally {
+    await client.close();
+  }
+});

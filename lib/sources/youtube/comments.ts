@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { INNERTUBE, innertubePost, YoutubeError } from "./mod.ts";
+import { innertubePost, YoutubeError } from "./mod.ts";
 
 /** One comment. */
 export interface Comment {
@@ -174,22 +174,12 @@ export function readReplies(body: unknown): Comment[] {
   return out;
 }
 
-/** The watch (`/next`) request URL of a video. */
-export function nextUrl(id: string): string {
-  return `${INNERTUBE}/next?videoId=${id}&prettyPrint=false`;
-}
-
-/** A continuation request URL. */
-export function continuationUrl(token: string): string {
-  return `${INNERTUBE}/next?continuation=${encodeURIComponent(token)}&prettyPrint=false`;
-}
-
 /** The video's title and its top-level comments (first page). */
 export async function fetchComments(
   id: string,
   signal?: AbortSignal,
 ): Promise<{ title: string; threads: Comment[] }> {
-  const watch = await innertubePost(nextUrl(id), { videoId: id }, signal);
+  const watch = await innertubePost("/next", { videoId: id }, signal);
   const title = findAll(watch, "videoPrimaryInfoRenderer").map((r) => runsText(r.title))
     .find(Boolean) ?? "";
   const token = commentsToken(watch);
@@ -198,12 +188,47 @@ export async function fetchComments(
       `video ${id} shows no comment section: comments are turned off, the video is unavailable, or YouTube withheld it from this client; check the video with youtube action=video`,
     );
   }
-  const page = await innertubePost(continuationUrl(token), { continuation: token }, signal);
+  const page = await innertubePost("/next", { continuation: token }, signal);
   return { title, threads: readThreads(page) };
 }
 
 /** The replies of one thread. */
 export async function fetchReplies(token: string, signal?: AbortSignal): Promise<Comment[]> {
-  const page = await innertubePost(continuationUrl(token), { continuation: token }, signal);
+  const page = await innertubePost("/next", { continuation: token }, signal);
   return readReplies(page);
+}
+
+/** Comment counts as YouTube shows them: "1,234", "1.2K", "3M". */
+const COUNT = /^\d[\d.,]*\s?[KMB]?$/;
+
+/**
+ * The comment count a watch answer shows (the comments panel's header, or
+ * the entry point under the video), when it shows one.
+ */
+export function readCommentCount(watch: unknown): string | undefined {
+  for (const panel of findAll(watch, "engagementPanelSectionListRenderer")) {
+    if (!/comments/.test(String(panel.panelIdentifier ?? ""))) continue;
+    for (const header of findAll(panel, "engagementPanelTitleHeaderRenderer")) {
+      const text = runsText(header.contextualInfo).trim();
+      if (COUNT.test(text)) return text;
+    }
+  }
+  for (const entry of findAll(watch, "commentsEntryPointHeaderRenderer")) {
+    const text = runsText(entry.commentCount).trim();
+    if (COUNT.test(text)) return text;
+  }
+  return undefined;
+}
+
+/** The comment count of a video (undefined when YouTube shows none or the call fails). */
+export async function fetchCommentCount(
+  id: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  try {
+    return readCommentCount(await innertubePost("/next", { videoId: id }, signal));
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 /**
- * YouTube through its Innertube API (the JSON API the apps use), reached
- * only through {@link Net} so tests replay recorded exchanges.
+ * YouTube through its Innertube API (the JSON API the apps use): requests
+ * are built by `youtubei.js` and sent through {@link Net} (see `client.ts`),
+ * so tests replay recorded exchanges, matched by the fields of each body.
  *
  * - {@link parseYoutubeUrl}: video ids and the accepted URL forms;
  * - {@link fetchPlayer}: `POST /youtubei/v1/player` with the ANDROID client
@@ -12,30 +13,14 @@
  *   context; entries are read from any video renderer in the answer, so
  *   layout changes around them do not matter.
  *
- * Each request repeats its key field (`videoId`, `query`, `browseId`,
- * `url`) as a query parameter: Google's API front end binds query
- * parameters to request fields, and it gives every request its own URL,
- * which the replay transport matches on.
- *
  * @module
  */
-import { defaultNet } from "../../net/default.ts";
-import { NetError } from "../../net/errors.ts";
-import { expectOk, type FetchResult } from "../../net/fetch.ts";
+import { innertubeCall, netRequest } from "./client.ts";
+import { YoutubeError } from "./errors.ts";
 
-/** Innertube endpoint base. */
-export const INNERTUBE = "https://www.youtube.com/youtubei/v1";
-const ANDROID_CLIENT = { clientName: "ANDROID", clientVersion: "20.10.38", hl: "en", gl: "US" };
+export { YoutubeError };
+
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
-
-/** A failure the caller can act on; the message says what to try. */
-export class YoutubeError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "YoutubeError";
-  }
-}
 
 /** The URL forms the tools accept, for error messages. */
 export const ACCEPTED_FORMS =
@@ -175,37 +160,6 @@ function int(value: unknown): number | undefined {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-async function netCall(
-  url: string,
-  init: { method: "GET" | "POST"; body?: string; headers?: Record<string, string> },
-  signal?: AbortSignal,
-): Promise<FetchResult> {
-  try {
-    return expectOk(await defaultNet().fetch(url, { ...init, signal }));
-  } catch (error) {
-    if (error instanceof NetError && error.kind === "status") {
-      const status = error.remote?.status ?? 0;
-      if (status === 429) {
-        throw new YoutubeError(
-          "YouTube answered 429 (too many requests; it rate-limits or blocks this address). Wait a few minutes and retry; from a datacenter address, set HTTPS_PROXY to a residential proxy",
-        );
-      }
-      if (status >= 500) {
-        throw new YoutubeError(
-          `YouTube answered ${status} (a server-side failure); retry in a minute`,
-        );
-      }
-      const path = new URL(url).pathname;
-      throw new YoutubeError(
-        status === 404
-          ? `YouTube answered 404 to ${path}: what was asked for does not exist; check the id, handle or URL`
-          : `YouTube answered ${status} to ${path}; the video may be gone, or YouTube changed its API — retry later`,
-      );
-    }
-    throw error;
-  }
-}
-
 /** Explains a non-OK playabilityStatus; returns undefined when playable. */
 export function playabilityError(status: Json, id: string): string | undefined {
   const kind = str(status.status);
@@ -306,25 +260,18 @@ export function readPlayer(body: unknown, id: string): VideoInfo {
   };
 }
 
-/** The player request URL for a video. */
-export function playerUrl(id: string): string {
-  return `${INNERTUBE}/player?videoId=${id}&prettyPrint=false`;
-}
-
-/** Loads a video's player response. */
+/** Loads a video's player response (the ANDROID client: its caption URLs need no PO token). */
 export async function fetchPlayer(id: string, signal?: AbortSignal): Promise<VideoInfo> {
-  const result = await netCall(playerUrl(id), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ context: { client: ANDROID_CLIENT }, videoId: id }),
-  }, signal);
   let body: unknown;
   try {
-    body = result.json();
-  } catch {
-    throw new YoutubeError(
-      `YouTube's player answer for video ${id} was not JSON (a consent or block page?); retry later or from another network`,
-    );
+    body = await innertubeCall("/player", { videoId: id }, "ANDROID", signal);
+  } catch (error) {
+    if (error instanceof YoutubeError && /not JSON/.test(error.message)) {
+      throw new YoutubeError(
+        `YouTube's player answer for video ${id} was not JSON (a consent or block page?); retry later or from another network`,
+      );
+    }
+    throw error;
   }
   return readPlayer(body, id);
 }
@@ -375,7 +322,7 @@ export async function fetchCaptions(track: CaptionTrack, signal?: AbortSignal): 
   if (new URL(url).hostname !== "www.youtube.com") {
     throw new YoutubeError("the caption track pointed outside www.youtube.com; refused");
   }
-  const result = await netCall(url, { method: "GET" }, signal);
+  const result = await netRequest(url, { method: "GET" }, signal);
   const text = result.text();
   if (text.trim() === "") {
     throw new YoutubeError(
@@ -403,8 +350,6 @@ export function pickTrack(tracks: CaptionTrack[], languages: string[]): CaptionT
   return undefined;
 }
 
-const WEB_CLIENT = { clientName: "WEB", clientVersion: "2.20250101.00.00", hl: "en", gl: "US" };
-
 /** One video in a search result or playlist. */
 export interface VideoEntry {
   /** Video id. */
@@ -419,9 +364,66 @@ export interface VideoEntry {
   views?: string;
   /** Relative date as shown ("2 years ago"), when given. */
   published?: string;
+  /** What the entry is: a video (the default), a Short, or a playlist (whose id is {@link VideoEntry.id}). */
+  kind?: "video" | "short" | "playlist";
+  /** Item count as shown ("12 videos"), for a playlist. */
+  count?: string;
 }
 
 const ENTRY_RENDERERS = ["videoRenderer", "playlistVideoRenderer", "compactVideoRenderer"];
+const SHORT_RENDERERS = ["reelItemRenderer", "shortsLockupViewModel"];
+const PLAYLIST_RENDERERS = ["gridPlaylistRenderer", "playlistRenderer", "lockupViewModel"];
+
+function viewModelText(value: unknown): string {
+  return str(obj(value).content) || runsText(value);
+}
+
+/** A Short from a reel item or a Shorts lockup view model. */
+function shortEntry(key: string, r: Json): VideoEntry | undefined {
+  if (key === "reelItemRenderer") {
+    const id = str(r.videoId);
+    return VIDEO_ID.test(id)
+      ? {
+        id,
+        title: runsText(r.headline),
+        channel: "",
+        views: runsText(r.viewCountText) || undefined,
+        kind: "short",
+      }
+      : undefined;
+  }
+  const id = str(obj(obj(obj(r.onTap).innertubeCommand).reelWatchEndpoint).videoId);
+  if (!VIDEO_ID.test(id)) return undefined;
+  const overlay = obj(r.overlayMetadata);
+  return {
+    id,
+    title: viewModelText(overlay.primaryText),
+    channel: "",
+    views: viewModelText(overlay.secondaryText) || undefined,
+    kind: "short",
+  };
+}
+
+/** A playlist from a playlist renderer or a lockup view model of a playlist. */
+function playlistEntry(key: string, r: Json): VideoEntry | undefined {
+  if (key === "lockupViewModel") {
+    if (!/PLAYLIST|PODCAST/.test(str(r.contentType))) return undefined;
+    const id = str(r.contentId);
+    const meta = obj(obj(r.metadata).lockupMetadataViewModel);
+    return PLAYLIST_ID.test(id)
+      ? { id, title: viewModelText(meta.title), channel: "", kind: "playlist" }
+      : undefined;
+  }
+  const id = str(r.playlistId);
+  if (!PLAYLIST_ID.test(id)) return undefined;
+  return {
+    id,
+    title: runsText(r.title),
+    channel: runsText(r.shortBylineText) || runsText(r.longBylineText),
+    count: runsText(r.videoCountText) || runsText(r.videoCountShortText) || undefined,
+    kind: "playlist",
+  };
+}
 
 /** Collects video entries from a browse or search response, in order (exported for tests). */
 export function readEntries(body: unknown, limit: number): VideoEntry[] {
@@ -434,6 +436,18 @@ export function readEntries(body: unknown, limit: number): VideoEntry[] {
       return;
     }
     for (const [key, value] of Object.entries(node as Json)) {
+      const other = SHORT_RENDERERS.includes(key)
+        ? shortEntry(key, obj(value))
+        : PLAYLIST_RENDERERS.includes(key)
+        ? playlistEntry(key, obj(value))
+        : undefined;
+      if (other) {
+        if (!seen.has(other.id) && out.length < limit) {
+          seen.add(other.id);
+          out.push(other);
+        }
+        continue;
+      }
       if (ENTRY_RENDERERS.includes(key)) {
         const r = obj(value);
         const id = str(r.videoId);
@@ -458,29 +472,68 @@ export function readEntries(body: unknown, limit: number): VideoEntry[] {
   return out;
 }
 
-/** POSTs an Innertube request with the WEB client context; the answer as JSON. */
-export async function innertubePost(
-  url: string,
+/** Continuation tokens: base64url with its padding, sometimes percent-encoded. */
+export const CONTINUATION = /^[A-Za-z0-9_%=-]{8,2000}$/;
+
+/**
+ * The token of the next page of a list: the last continuation item of the
+ * answer (where a list says "more"), or undefined at its end.
+ */
+export function readContinuation(body: unknown): string | undefined {
+  let token: string | undefined;
+  const walk = (node: unknown, depth: number): void => {
+    if (depth > 40 || node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, depth + 1);
+      return;
+    }
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (key === "continuationItemRenderer") {
+        const t = str(obj(obj(obj(value).continuationEndpoint).continuationCommand).token);
+        if (CONTINUATION.test(t)) token = t;
+        continue;
+      }
+      walk(value, depth + 1);
+    }
+  };
+  walk(body, 0);
+  return token;
+}
+
+/** One page of a list: its entries and the next page's token. */
+export interface ListPage {
+  /** Entries, at most the limit. */
+  entries: VideoEntry[];
+  /** Token of the next page, when there is one. */
+  next?: string;
+}
+
+/**
+ * A further page of a channel tab, a playlist (`/browse`) or a search
+ * (`/search`), from the token an earlier page gave.
+ */
+export async function fetchMore(
+  endpoint: "/browse" | "/search",
+  token: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<ListPage> {
+  if (!CONTINUATION.test(token)) {
+    throw new YoutubeError(
+      "continuation takes the next_page value of an earlier answer (letters, digits, _ - = %); pass it unchanged",
+    );
+  }
+  const body = await innertubePost(endpoint, { continuation: token }, signal);
+  return { entries: readEntries(body, limit), next: readContinuation(body) };
+}
+
+/** An Innertube call with the WEB client; the answer as JSON (kept for the comments module). */
+export function innertubePost(
+  endpoint: string,
   payload: Record<string, unknown>,
   signal?: AbortSignal,
 ): Promise<unknown> {
-  const result = await netCall(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ context: { client: WEB_CLIENT }, ...payload }),
-  }, signal);
-  try {
-    return result.json();
-  } catch {
-    throw new YoutubeError(
-      "YouTube's answer was not JSON (a consent or block page?); retry later or from another network",
-    );
-  }
-}
-
-/** The search request URL (the query repeated as a bound query parameter). */
-export function searchUrl(query: string): string {
-  return `${INNERTUBE}/search?query=${encodeURIComponent(query)}&prettyPrint=false`;
+  return innertubeCall(endpoint, payload, "WEB", signal);
 }
 
 /** Video search: the first page of results, at most `limit`. */
@@ -488,10 +541,10 @@ export async function searchVideos(
   query: string,
   limit: number,
   signal?: AbortSignal,
-): Promise<VideoEntry[]> {
+): Promise<ListPage> {
   // params "EgIQAQ==" restricts results to videos.
-  const body = await innertubePost(searchUrl(query), { query, params: "EgIQAQ==" }, signal);
-  return readEntries(body, limit);
+  const body = await innertubePost("/search", { query, params: "EgIQAQ==" }, signal);
+  return { entries: readEntries(body, limit), next: readContinuation(body) };
 }
 
 /** A playlist: title and the first page of items. */
@@ -504,15 +557,12 @@ export interface Playlist {
   description: string;
   /** Items. */
   items: VideoEntry[];
+  /** Token of the next page of items. */
+  next?: string;
 }
 
 /** Playlist ids: PL…, UU…, OLAK5uy_…, RD… and similar. */
 export const PLAYLIST_ID = /^[A-Za-z0-9_-]{2,64}$/;
-
-/** The browse request URL of a playlist. */
-export function playlistUrl(id: string): string {
-  return `${INNERTUBE}/browse?browseId=VL${id}&prettyPrint=false`;
-}
 
 /** Loads a playlist's first page. */
 export async function fetchPlaylist(
@@ -520,7 +570,7 @@ export async function fetchPlaylist(
   limit: number,
   signal?: AbortSignal,
 ): Promise<Playlist> {
-  const body = obj(await innertubePost(playlistUrl(id), { browseId: `VL${id}` }, signal));
+  const body = obj(await innertubePost("/browse", { browseId: `VL${id}` }, signal));
   const alerts = Array.isArray(body.alerts) ? body.alerts : [];
   const alert = alerts.map((a) => runsText(obj(obj(a).alertRenderer).text)).find(Boolean);
   const meta = obj(obj(body.metadata).playlistMetadataRenderer);
@@ -538,6 +588,7 @@ export async function fetchPlaylist(
     owner: runsText(header.ownerText),
     description: str(meta.description) || runsText(header.descriptionText),
     items,
+    next: readContinuation(body.contents),
   };
 }
 
@@ -551,36 +602,39 @@ export interface Channel {
   description: string;
   /** Subscriber count as shown ("1.2M subscribers"), when given. */
   subscribers?: string;
-  /** Latest uploads. */
+  /** The tab's entries (latest uploads on the Videos tab). */
   videos: VideoEntry[];
+  /** Which tab they are from. */
+  tab: ChannelTab;
+  /** Token of the tab's next page. */
+  next?: string;
 }
+
+/** The channel tabs that list entries. */
+export const CHANNEL_TABS = ["videos", "shorts", "streams", "playlists"] as const;
+/** One of {@link CHANNEL_TABS}. */
+export type ChannelTab = typeof CHANNEL_TABS[number];
 
 const CHANNEL_ID = /^UC[A-Za-z0-9_-]{22}$/;
-/** Params selecting a channel's Videos tab in a browse request. */
-const VIDEOS_TAB = "EgZ2aWRlb3PyBgQKAjoA";
+/** Params selecting each tab of a channel in a browse request (what the web app sends). */
+const TAB_PARAMS: Record<ChannelTab, string> = {
+  videos: "EgZ2aWRlb3PyBgQKAjoA",
+  shorts: "EgZzaG9ydHPyBgUKA5oBAA==",
+  streams: "EgdzdHJlYW1z8gYECgJ6AA==",
+  playlists: "EglwbGF5bGlzdHPyBgQKAkIA",
+};
 
-/** The resolve request URL for a channel path (@handle, c/name, user/name). */
-export function resolveUrl(ref: string): string {
-  return `${INNERTUBE}/navigation/resolve_url?url=${
-    encodeURIComponent(`https://www.youtube.com/${ref}`)
-  }&prettyPrint=false`;
-}
-
-/** The browse request URL of a channel's Videos tab. */
-export function channelUrl(id: string): string {
-  return `${INNERTUBE}/browse?browseId=${id}&params=${VIDEOS_TAB}&prettyPrint=false`;
-}
-
-/** Loads a channel (a path from {@link parseYoutubeUrl}) and its latest uploads. */
+/** Loads a channel (a path from {@link parseYoutubeUrl}) and one tab's first page (its latest uploads by default). */
 export async function fetchChannel(
   ref: string,
   limit: number,
   signal?: AbortSignal,
+  tab: ChannelTab = "videos",
 ): Promise<Channel> {
   let id = ref.startsWith("channel/") ? ref.slice("channel/".length) : "";
   if (!id) {
     const url = `https://www.youtube.com/${ref}`;
-    const resolved = obj(await innertubePost(resolveUrl(ref), { url }, signal));
+    const resolved = obj(await innertubePost("/navigation/resolve_url", { url }, signal));
     id = str(obj(obj(resolved.endpoint).browseEndpoint).browseId);
     if (!CHANNEL_ID.test(id)) {
       throw new YoutubeError(
@@ -596,7 +650,7 @@ export async function fetchChannel(
     );
   }
   const body = obj(
-    await innertubePost(channelUrl(id), { browseId: id, params: VIDEOS_TAB }, signal),
+    await innertubePost("/browse", { browseId: id, params: TAB_PARAMS[tab] }, signal),
   );
   const meta = obj(obj(body.metadata).channelMetadataRenderer);
   if (!str(meta.title)) {
@@ -615,5 +669,7 @@ export async function fetchChannel(
     description: str(meta.description),
     subscribers: runsText(header.subscriberCountText) || undefined,
     videos: readEntries(body.contents, limit),
+    tab,
+    next: readContinuation(body.contents),
   };
 }
