@@ -1,8 +1,10 @@
 /**
  * Large HTML pages are converted off the main thread, so the protocol
  * (`ping`, other calls, small pages) stays responsive while a 15 MB
- * specification converts, and a cancelled or timed-out call stops its work
- * at once: the worker running it is terminated and replaced on demand.
+ * specification converts, and a cancelled or timed-out call lets go of its
+ * page at once: the call answers as cancelled, the page's worker is
+ * terminated (and replaced on demand), and its result is never used or
+ * cached.
  *
  * - **Pool**: one worker per core beyond the main thread's (at least one),
  *   started on the first large page; a worker idle for {@link IDLE_MS} is
@@ -12,10 +14,15 @@
  *   conversion memory to the pool size times the largest page); further
  *   pages wait in order, at most {@link MAX_QUEUED} of them, and a page
  *   beyond that is refused with an error that says to retry.
- * - **Cancel**: terminating the worker stops the conversion and its result
- *   never arrives; V8 then tears down the worker's heap (the page's DOM),
- *   which still costs some CPU on a very large page (0.4 to 2 s measured for
- *   WHATWG on the shared 2-core machine, `bench/responsiveness.ts`).
+ * - **Cancel, and what it cannot do**: in Deno 2.9.6 `Worker.terminate()`
+ *   does not interrupt a worker that is running JavaScript; the worker goes
+ *   only when its current task returns (measured: a worker in a busy loop
+ *   kept its core for as long as it was watched, seconds after the call).
+ *   So a cancelled conversion still runs to its end on its worker thread
+ *   (the main thread stays free, the result is dropped), and the worker is
+ *   then gone; the pool does not count it, so a new page gets a fresh
+ *   worker meanwhile. Freeing the core sooner needs the conversion to check
+ *   a cancel flag itself (between phases, or per node in the converter).
  * - **Where workers run**: a Deno worker loads its modules with the
  *   process's read permission, so workers are used only when the program's
  *   own folder is readable (a source checkout started with

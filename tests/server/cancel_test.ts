@@ -5,9 +5,10 @@
  * - on a slow upstream, the upstream sees its connection closed long before
  *   the body would have ended;
  * - during a large conversion (a made-up page of 12,000 sections, converted
- *   in a worker), the server's CPU goes idle, no result arrives for the
- *   cancelled call, and the half-done page is not cached (asking again
- *   fetches it again).
+ *   in a worker), no result arrives for the cancelled call, the server's
+ *   CPU goes idle (once the terminated worker's task ends: Deno does not
+ *   interrupt it, see lib/content/worker_pool.ts), and the page is not
+ *   cached (asking again fetches it again).
  *
  * The server runs with `--allow-read` of the checkout, which lets its
  * conversion workers load (see lib/content/worker_pool.ts).
