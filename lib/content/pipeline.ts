@@ -15,12 +15,14 @@
  *
  * @module
  */
-import { Document, type DocumentKind } from "./document.ts";
+import { Document, type DocumentInit, type DocumentKind } from "./document.ts";
 import { codeDocument } from "./code.ts";
 import { isSourcePath } from "./code_languages.ts";
 import { defaultFurniture } from "./extract.ts";
 import { htmlToMarkdown } from "./html.ts";
 import { selectMainContent } from "./select.ts";
+import { convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
+import { currentProgress } from "../net/progress.ts";
 
 /** Thrown for content that cannot become a Document. */
 export class ContentError extends Error {
@@ -47,6 +49,11 @@ export interface Resource {
   text(): string;
   /** Served through a proxy. */
   degraded?: boolean;
+  /**
+   * The charset {@link Resource.text} decodes with, found without decoding
+   * (so a worker can decode a large page itself).
+   */
+  encoding?(): string;
 }
 
 // Control characters that do not occur in text.
@@ -167,7 +174,7 @@ async function pdfDocument(resource: Resource): Promise<Document> {
 /** Converts a resource to a Document, or throws a {@link ContentError}. */
 export async function toDocument(
   resource: Resource,
-  options: { fullPage?: boolean } = {},
+  options: { fullPage?: boolean; signal?: AbortSignal } = {},
 ): Promise<Document> {
   const kind = kindOf(resource.contentType, resource.url, resource.bytes);
   if (isSourceFile(resource, kind)) {
@@ -191,11 +198,11 @@ export async function toDocument(
     case "pdf":
       return await pdfDocument(resource);
     case "html":
-      return htmlDocument(resource.text(), resource.url, {
+      return await htmlDocumentOffThread(resource, resource.url, {
         contentType: resource.contentType,
         degraded: resource.degraded,
         fullPage: options.fullPage,
-      });
+      }, options.signal);
     case "markdown":
       return new Document({
         ...base,
@@ -244,8 +251,15 @@ export interface HtmlOptions {
   contentType?: string;
 }
 
-/** An HTML page to a Document (main content selected; everything kept if that leaves nothing). */
-export function htmlDocument(html: string, url: string, options: HtmlOptions = {}): Document {
+/**
+ * The fields of an HTML page's Document (main content selected; everything
+ * kept if that leaves nothing): plain data, so a worker can compute them.
+ */
+export function convertHtml(
+  html: string,
+  url: string,
+  options: HtmlOptions = {},
+): DocumentInit & { kind: "html" } {
   const contentType = options.contentType ?? "text/html";
   const degraded = options.degraded ?? false;
   let converted = options.fullPage ? htmlToMarkdown(html, { baseUrl: url }) : htmlToMarkdown(html, {
@@ -263,7 +277,7 @@ export function htmlDocument(html: string, url: string, options: HtmlOptions = {
   const jsShell = visible < 200 &&
     (converted.shell.noscriptMentionsJs || converted.shell.appRoots.length > 0 ||
       converted.shell.scripts >= 3);
-  return new Document({
+  return {
     url,
     kind: "html",
     title: converted.title,
@@ -278,5 +292,51 @@ export function htmlDocument(html: string, url: string, options: HtmlOptions = {
       ? (converted.droppedChars + converted.deselectedChars) / (total + converted.droppedChars)
       : 0,
     degraded,
-  });
+  };
+}
+
+/** An HTML page to a Document, on this thread. */
+export function htmlDocument(html: string, url: string, options: HtmlOptions = {}): Document {
+  return new Document(convertHtml(html, url, options));
+}
+
+/**
+ * An HTML page to a Document; a large page converts in a worker when the
+ * process can run one (see `worker_pool.ts`), so the main thread stays free
+ * and `signal` lets go of the page at once (see the pool's notes on what
+ * terminating a busy worker does and does not do). The worker
+ * gets the raw bytes and decodes them itself when the page says how
+ * (`encoding`), which spares the main thread the decoding and the copy of
+ * a long string.
+ */
+export async function htmlDocumentOffThread(
+  page: Pick<Resource, "text" | "bytes" | "encoding"> | string,
+  url: string,
+  options: HtmlOptions = {},
+  signal?: AbortSignal,
+): Promise<Document> {
+  const source = typeof page === "string"
+    ? { text: () => page, bytes: undefined, encoding: undefined }
+    : page;
+  const size = source.bytes?.length ?? source.text().length;
+  const progress = currentProgress();
+  progress?.report("convert", 0, undefined, `converting ${size} bytes of HTML`);
+  let init: DocumentInit | undefined;
+  if (size >= WORKER_MIN_CHARS) {
+    const input = source.bytes && source.encoding
+      ? { bytes: source.bytes, encoding: source.encoding() }
+      : { html: source.text() };
+    try {
+      init = await convertInWorker(input, url, options, signal);
+    } catch (error) {
+      if (error instanceof Error && error.name === "ContentError") {
+        throw new ContentError(error.message);
+      }
+      throw error;
+    }
+  }
+  signal?.throwIfAborted();
+  const doc = new Document(init ?? convertHtml(source.text(), url, options));
+  progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
+  return doc;
 }

@@ -132,6 +132,8 @@ export interface ReadBodyOptions {
   url: string;
   /** Aborts the read. */
   signal?: AbortSignal;
+  /** Called with the decoded bytes read so far, after each chunk. */
+  onBytes?: (bytes: number) => void;
 }
 
 /** Reads a body to the end, decoding its content encoding, within `maxBytes`. */
@@ -172,6 +174,7 @@ export async function readBody(
         );
       }
       chunks.push(chunk);
+      options.onBytes?.(total);
     }
     // A cancelled read also ends the stream: an abort is not a complete body.
     if (options.signal?.aborted) throw options.signal.reason;

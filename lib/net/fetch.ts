@@ -23,6 +23,8 @@
  */
 import { classifyAddress, ipLiteral } from "./address.ts";
 import { formatBytes, readBody } from "./body.ts";
+import { currentProgress } from "./progress.ts";
+
 import { type Charset, decodeText } from "./charset.ts";
 import { type Clock, realClock } from "./clock.ts";
 import { NetError } from "./errors.ts";
@@ -405,11 +407,21 @@ export class Net {
         hop.url.href,
       );
     }
+    const encoding = response.decoded ? null : response.headers.get("content-encoding");
+    const progress = currentProgress();
+    // The wire length is the decoded length only without a content coding.
+    const total = Number.isFinite(length) && length > 0 && codingless(encoding)
+      ? length
+      : undefined;
+    const where = hop.url.host;
     const bytes = await readBody(response.body, {
-      contentEncoding: response.decoded ? null : response.headers.get("content-encoding"),
+      contentEncoding: encoding,
       maxBytes,
       url: hop.url.href,
       signal,
+      onBytes: progress &&
+        ((n) =>
+          progress.report("download", n, total, `downloaded ${formatBytes(n)} from ${where}`)),
     });
     let decoded: { text: string; charset: Charset } | undefined;
     const decode = () => (decoded ??= decodeText(bytes, response.headers.get("content-type")));
@@ -510,4 +522,9 @@ export function expectOk(result: FetchResult): FetchResult {
   throw new NetError("status", `HTTP ${result.status} for ${result.url}; ${hint}`, result.url, {
     remote: { status: result.status, body: result.text(), contentType: result.contentType },
   });
+}
+
+function codingless(encoding: string | null): boolean {
+  return encoding === null || encoding.trim() === "" ||
+    encoding.trim().toLowerCase() === "identity";
 }

@@ -11,6 +11,7 @@ import { log } from "../log.ts";
 import { type ToolDefinition, ToolRegistry } from "../tools/registry.ts";
 import { OAuthResource } from "./auth.ts";
 import { type HttpServerHandle, serveHttp } from "./http.ts";
+import { cancellable } from "./inflight.ts";
 import { createMcpServer } from "./mcp.ts";
 import { createRestApi, type RestApi } from "./rest.ts";
 import { MAX_MESSAGE_BYTES, serveStdio } from "./stdio.ts";
@@ -61,7 +62,7 @@ export function createApp(options: AppOptions): App {
     serveStdio: () => serveStdio({ modern: handler, legacy: factory }),
     serveHttp: (onListen) =>
       serveHttp({
-        handler,
+        handler: cancellable(handler, MAX_MESSAGE_BYTES),
         rest,
         host: options.config.http.host,
         port: options.config.http.port,

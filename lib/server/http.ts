@@ -28,6 +28,7 @@ import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import { log } from "../log.ts";
 import { LOCAL, type Principal, runAs } from "../principal.ts";
 import { type AuthDecision, metadataPaths, type OAuthResource } from "./auth.ts";
+import { rememberPeer } from "./inflight.ts";
 import { type RestApi, restPath, TOKEN_FREE_PATHS } from "./rest.ts";
 
 /** Settings of {@link serveHttp}. */
@@ -326,7 +327,11 @@ export function serveHttp(options: HttpServeOptions): HttpServerHandle {
       log("error", "HTTP handler failed", error);
       return jsonError(500, -32603, "Internal error");
     },
-  }, handle);
+  }, (request, info) => {
+    // The peer scopes cancel notifications (inflight.ts).
+    if (info.remoteAddr.transport === "tcp") rememberPeer(request, info.remoteAddr.hostname);
+    return handle(request);
+  });
   const addr = server.addr as Deno.NetAddr;
   return {
     address: { hostname: addr.hostname, port: addr.port },

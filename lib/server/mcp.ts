@@ -23,6 +23,7 @@ import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
 import { tokenizerReady } from "../content/tokens.ts";
 import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
+import { ProgressReporter, withProgress } from "../net/progress.ts";
 import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
@@ -83,18 +84,32 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       },
       async (args, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;
-        const progress = token === undefined ? undefined : async (
-          progress: number,
-          total?: number,
-          message?: string,
-        ) => {
-          await ctx.mcpReq.notify({
-            method: "notifications/progress",
-            params: { progressToken: token, progress, total, message },
-          }).catch(() => {});
-        };
+        const reporter = token === undefined ? undefined : new ProgressReporter(
+          (progress, total, message) => {
+            if (ctx.mcpReq.signal.aborted) return;
+            ctx.mcpReq.notify({
+              method: "notifications/progress",
+              params: {
+                progressToken: token,
+                progress,
+                ...(total !== undefined && { total }),
+                ...(message !== undefined && { message }),
+              },
+            }).catch(() => {});
+          },
+        );
+        const progress = reporter &&
+          ((done: number, total?: number, message?: string) => {
+            reporter.report("tool", done, total, message);
+            return Promise.resolve();
+          });
+        // Downloads, conversions and renders report through the reporter of the call they run in.
+        const result = await withProgress(
+          reporter,
+          () => runTool(tool, args, settings, ctx.mcpReq.signal, progress),
+        );
         // Spread: the SDK's result type has an index signature an interface does not.
-        return { ...await runTool(tool, args, settings, ctx.mcpReq.signal, progress) };
+        return { ...result };
       },
     );
   }
@@ -186,9 +201,17 @@ export async function runTool(
       }),
     );
   } catch (error) {
-    result = toolFailure(tool.name, error);
+    // A call whose client cancelled it or went away: whatever it threw, that is the story.
+    result = signal.aborted ? cancelled(tool.name, signal.reason) : toolFailure(tool.name, error);
   }
   return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
+}
+
+/** The result of a call stopped by its signal, logged as one line (a dropped client is no fault). */
+function cancelled(name: string, reason: unknown): ToolResult {
+  const why = reason instanceof Error ? reason.message : String(reason ?? "cancelled");
+  log("debug", `tool ${name} stopped: ${why.split("\n")[0]}`);
+  return errorResult(`${name} was cancelled before it finished.`);
 }
 
 /** The error result for an exception thrown by tool `name` (`face` spells parameters). */

@@ -34,8 +34,11 @@ import {
 import { log } from "../log.ts";
 import {
   encodeHeaderValue,
+  type ErrorReply,
+  isId,
   isModernClaim,
   MODERN_PROTOCOL_VERSIONS,
+  shapeError,
   unsupportedVersionError,
 } from "./protocol.ts";
 
@@ -60,71 +63,12 @@ export interface StdioOptions {
 
 type Json = Record<string, unknown>;
 
-interface ErrorReply {
-  id: string | number | null;
-  code: number;
-  message: string;
-}
-
 function errorLine(reply: ErrorReply): string {
   return JSON.stringify({
     jsonrpc: "2.0",
     id: reply.id,
     error: { code: reply.code, message: reply.message },
   });
-}
-
-function isId(v: unknown): v is string | number {
-  return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
-}
-
-/** Checks the JSON-RPC shape; returns the error to send, or undefined. */
-export function shapeError(msg: unknown): ErrorReply | undefined {
-  if (Array.isArray(msg)) {
-    return {
-      id: null,
-      code: -32600,
-      message: "Invalid Request: JSON-RPC batches are not supported; send one message per line",
-    };
-  }
-  if (msg === null || typeof msg !== "object") {
-    return {
-      id: null,
-      code: -32600,
-      message: "Invalid Request: a message must be a JSON-RPC object",
-    };
-  }
-  const m = msg as Json;
-  const id = isId(m.id) ? m.id : null;
-  if (m.jsonrpc !== "2.0") {
-    return { id, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' };
-  }
-  if ("id" in m && !isId(m.id)) {
-    return {
-      id: null,
-      code: -32600,
-      message: 'Invalid Request: "id" must be a string or a number',
-    };
-  }
-  if ("method" in m) {
-    if (typeof m.method !== "string" || m.method === "") {
-      return { id, code: -32600, message: 'Invalid Request: "method" must be a string' };
-    }
-    if (
-      "params" in m && m.params !== undefined &&
-      (m.params === null || typeof m.params !== "object" || Array.isArray(m.params))
-    ) {
-      return { id, code: -32600, message: 'Invalid Request: "params" must be an object' };
-    }
-    return undefined;
-  }
-  if (id !== null && ("result" in m || "error" in m)) return undefined;
-  return {
-    id,
-    code: -32600,
-    message:
-      'Invalid Request: a message needs "method" (request or notification) or "result"/"error" (response)',
-  };
 }
 
 /**
@@ -217,6 +161,13 @@ class LegacyChannel implements Transport {
     const m = message as Json;
     if (typeof m.method === "string" && isId(m.id)) this.pending.add(m.id);
     this.onmessage?.(message);
+    if (m.method === "notifications/cancelled") {
+      // A cancelled request gets no answer: it no longer holds the drain open.
+      const target = (m.params as Json | undefined)?.requestId;
+      if (isId(target) && this.pending.delete(target) && this.pending.size === 0) {
+        this.#drained?.();
+      }
+    }
   }
 
   drained(): Promise<void> {
@@ -272,7 +223,12 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   let queue = Promise.resolve();
   const write = (line: string): Promise<void> => {
     const next = queue.then(() => rawWrite(line));
-    queue = next.catch((error) => log("error", "stdout write failed", error));
+    queue = next.catch((error) => {
+      // The client went away: one line, not an error with a stack.
+      const gone = error instanceof Deno.errors.BrokenPipe ||
+        error instanceof Deno.errors.ConnectionReset;
+      log(gone ? "info" : "warn", `stdout write failed: ${(error as Error).message ?? error}`);
+    });
     return next;
   };
 
@@ -381,9 +337,13 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
       })));
       return;
     }
-    const problem = shapeError(msg);
-    if (problem) {
-      track(write(errorLine(problem)));
+    const shape = shapeError(msg);
+    if (shape.kind === "error") {
+      track(write(errorLine(shape.reply)));
+      return;
+    }
+    if (shape.kind === "drop") {
+      log("debug", "dropped a malformed notification or response on stdio");
       return;
     }
     const m = msg as Json;

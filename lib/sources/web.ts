@@ -7,6 +7,7 @@
 import type { Document } from "../content/document.ts";
 import { defaultNet } from "../net/default.ts";
 import { expectOk } from "../net/fetch.ts";
+import { detectCharset } from "../net/charset.ts";
 import { discourseTopicOf, loadTopic } from "./discourse.ts";
 
 /** What the web path asks servers for, in order of preference. */
@@ -52,6 +53,7 @@ export async function fetchWebDocument(url: string, options: LoadOptions): Promi
     contentType: result.contentType,
     bytes: result.bytes,
     text: () => result.text(),
+    encoding: () => detectCharset(result.headers.get("content-type"), result.bytes).encoding,
     degraded: result.degraded,
-  }, { fullPage: options.fullPage });
+  }, { fullPage: options.fullPage, signal: options.signal });
 }
