@@ -40,7 +40,7 @@ import {
   parseRepoQuery,
   PATH_FORMS,
 } from "../sources/github/urls.ts";
-import { pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
+import { mcpHints, pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
 /** Default results (or comments) per call. */
@@ -263,8 +263,12 @@ function documentAnswer(
   });
 }
 
-function docFrontmatter(doc: Document, action: typeof ACTIONS[number]): Frontmatter {
-  const fm = pageFrontmatter(pageUrl(doc.url), doc, false);
+function docFrontmatter(
+  doc: Document,
+  action: typeof ACTIONS[number],
+  ctx: ToolContext,
+): Frontmatter {
+  const fm = pageFrontmatter(pageUrl(doc.url), doc, false, false, mcpHints(ctx, "page"));
   fm.set("action", trusted.oneOf(ACTIONS, action));
   return fm;
 }
@@ -272,7 +276,7 @@ function docFrontmatter(doc: Document, action: typeof ACTIONS[number]): Frontmat
 async function repo(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
   const t = parseRepoQuery(args.query);
   const doc = await loadRepo(t, { signal: ctx.signal });
-  const fm = docFrontmatter(doc, "repo");
+  const fm = docFrontmatter(doc, "repo", ctx);
   await shelveCitation(doc, fm);
   const packages = ctx.toolName("packages");
   if (packages) {
@@ -298,7 +302,7 @@ async function tree(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
   const doc = await loadTree(t, { signal: ctx.signal });
   return documentAnswer(
     doc,
-    docFrontmatter(doc, "tree"),
+    docFrontmatter(doc, "tree", ctx),
     ctx,
     trusted.text`list a subdirectory with owner/repo/path`,
   );
@@ -316,7 +320,7 @@ async function file(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
     }
   }
   const doc = await loadFile({ ...t, ref: t.ref ?? "HEAD" }, { signal: ctx.signal, lines });
-  const fm = docFrontmatter(doc, "file");
+  const fm = docFrontmatter(doc, "file", ctx);
   if (lines) {
     const tokens = Math.ceil(doc.markdown.length / 4);
     if (tokens > ANSWER_TOKENS) {
@@ -343,7 +347,7 @@ async function thread(args: GithubArgs, ctx: ToolContext, pull: boolean): Promis
   const scratch = new Frontmatter();
   const limit = limitOf(args, scratch);
   const doc = await loadThread(t, pull, { limit, page: args.page ?? 1 }, { signal: ctx.signal });
-  const fm = docFrontmatter(doc, pull ? "pull_request" : "issue");
+  const fm = docFrontmatter(doc, pull ? "pull_request" : "issue", ctx);
   if (limit !== (args.limit ?? DEFAULT_LIMIT)) {
     fm.append("note", trusted.text`limit was lowered to ${MAX_LIMIT}, the most per call`);
   }

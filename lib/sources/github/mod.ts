@@ -20,7 +20,7 @@
  * @module
  */
 
-import { hint, messageFact, ph, readPage } from "../../hint.ts";
+import { callTool, hint, messageFact, ph, readPage } from "../../hint.ts";
 import { envelopeReady, yamlModule } from "../../yaml.ts";
 import { codeDocument, type CodeFile } from "../../content/code.ts";
 import { Document, type DocumentFact, type Sized } from "../../content/document.ts";
@@ -301,20 +301,15 @@ export async function loadThread(
   if (pull) facts.push(fact("review_comments", num(item, "review_comments") ?? reviewList.length));
   const shown = (paging.page - 1) * paging.limit + commentList.length;
   if (total > shown || reviewList.length === paging.limit) {
-    facts.push(
-      {
-        mcpOnly: true,
-        ...fact(
-          "hint",
-          trusted
-            .text`comments ${
-            (paging.page - 1) * paging.limit + 1
-          }-${shown} of ${total} are shown; the github tool (action=${
-            trusted.oneOf(["issue", "pull_request"], pull ? "pull_request" : "issue")
-          }, page=${paging.page + 1}) reads the next page`,
-        ),
-      },
-    );
+    facts.push(messageFact(
+      hint`comments ${(paging.page - 1) * paging.limit + 1}-${shown} of ${total} are shown; ${
+        callTool("github", {
+          action: pull ? "pull_request" : "issue",
+          query: `${t.owner}/${t.repo}#${t.number}`,
+          page: paging.page + 1,
+        })
+      } reads the next page`,
+    ));
   }
   if (rendered.anchors.size > 0) {
     facts.push(
@@ -470,16 +465,11 @@ export async function loadRepo(
   }
   if (cff) facts.push(fact("citation_cff", true));
   if (templates && templates > 0) {
-    facts.push(
-      {
-        mcpOnly: true,
-        ...fact(
-          "hint",
-          trusted
-            .text`the repository has a custom issue submission flow: read it with the github tool (action=issue_templates) before filing an issue`,
-        ),
-      },
-    );
+    facts.push(messageFact(
+      hint`the repository has a custom issue submission flow: read it with ${
+        callTool("github", { action: "issue_templates", query: `${t.owner}/${t.repo}` })
+      } before filing an issue`,
+    ));
   }
   facts.push(...rateWarnings(main.headers));
   return new Document({
