@@ -32,9 +32,9 @@ import {
   sliceEntries,
 } from "../content/views.ts";
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
-import { trusted } from "../trust.ts";
+import { isTrusted, trusted } from "../trust.ts";
 import { sanitizeLabel } from "../envelope/fence.ts";
-import { hint, type Message, note, ph, readOutline, readPage, warning } from "../hint.ts";
+import { hint, type Message, note, p, ph, readOutline, readPage, warning } from "../hint.ts";
 import {
   chooseView,
   DEFAULT_MAX_TOKENS,
@@ -274,6 +274,22 @@ function queryView(doc: Document, question: string, budget: number): ViewResult 
   return r;
 }
 
+/**
+ * A search that found nothing in a record (a paper's or an RFC's metadata and
+ * abstract): the words may well be in the work itself, which the record only
+ * links to. Points at the full text (the source's `full_text` fact) when the
+ * record has one.
+ */
+function recordSearchHint(doc: Document, query: string): Message {
+  const full = doc.facts.find((f) => f.key === "full_text")?.value;
+  const url = isTrusted(full) ? full.toString() : undefined;
+  return url
+    ? hint`no slice matched: this page is the record (metadata and abstract), not the full text; the full text is at ${url}: search it there with ${
+      p("search", query.slice(0, 200))
+    }`
+    : hint`no slice matched: this page is the record (metadata and abstract), not the full text, and the source links no full text to search; try other words`;
+}
+
 /** The sections each ambiguous name could be: outline line and parent headings. */
 function ambiguousText(doc: Document, lookups: SectionLookup[]): string {
   const lines: string[] = [];
@@ -398,6 +414,8 @@ function searchView(doc: Document, query: string, budget: number): ViewResult {
     r.messages.push(
       outcome.empty
         ? hint`the query had no searchable terms; give words that appear on the page`
+        : doc.kind === "record"
+        ? recordSearchHint(doc, query)
         : hint`no slice matched; try fewer words, other spellings (no stemming: 'parse' does not find 'parsing'), or fuzzy terms like word~`,
     );
     return r;

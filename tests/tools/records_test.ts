@@ -1,0 +1,71 @@
+/**
+ * Record pages through the real server, replaying fixtures/http (and the
+ * shared arXiv captures where present): a search that finds nothing on a
+ * paper's or an RFC's record says the page is the record and points at the
+ * full text it links to, instead of suggesting other spellings.
+ */
+import assert from "node:assert/strict";
+import { sharedDir } from "../support/shared.ts";
+import { asList, callTool, connectServer } from "../support/mcp_client.ts";
+
+const SHARED = sharedDir() !== undefined;
+if (!SHARED) console.log("records_test: PARKOUR_SHARED_DIR is not set; arXiv captures ignored");
+
+const client = await connectServer({ name: "records-test" });
+const cli = await connectServer({ name: "records-test-code", args: ["--profile", "code"] });
+
+async function search(c = client, url: string, words: string) {
+  const name = c === client ? "web_fetch_incisive" : "WebFetchIncisive";
+  const a = await callTool(c, name, { url, search: words });
+  assert.equal(a.isError, false, a.text);
+  return { ...a, hints: asList(a.fm.hint).map(String) };
+}
+
+Deno.test("records: search on an RFC record points at the rendered RFC", async () => {
+  const a = await search(client, "https://www.rfc-editor.org/rfc/rfc2119", "interoperability");
+  assert.equal(a.fm.content_type, "record");
+  assert.equal(a.fm.matched_slices, "none");
+  const h = a.hints.find((x) => x.startsWith("no slice matched"));
+  assert.ok(h, a.hints.join("\n"));
+  assert.match(h, /this page is the record \(metadata and abstract\), not the full text/);
+  assert.match(h, /the full text is at https:\/\/www\.rfc-editor\.org\/rfc\/rfc2119\.html/);
+  assert.match(h, /search=interoperability/);
+  assert.doesNotMatch(h, /other spellings/);
+  // The same words in the code profile: same wording, the parameter as MCP writes it.
+  const b = await search(cli, "https://www.rfc-editor.org/rfc/rfc2119", "interoperability");
+  assert.ok(b.hints.some((x) => x.includes("rfc2119.html")), b.hints.join("\n"));
+});
+
+Deno.test("records: a search that matches the record answers as usual", async () => {
+  const a = await search(client, "https://www.rfc-editor.org/rfc/rfc2119", "standards");
+  assert.notEqual(a.fm.matched_slices, "none");
+  assert.ok(!a.hints.some((x) => x.includes("not the full text")));
+});
+
+Deno.test("records: a record without a full-text link says so", async () => {
+  // The DOI record has no full_text link: no pointer to nowhere.
+  const a = await search(client, "https://doi.org/10.5555/retracted.1", "zyzzyva");
+  const h = a.hints.find((x) => x.startsWith("no slice matched"))!;
+  assert.match(h, /the record .*links no full text/);
+});
+
+Deno.test({
+  name: "records: search on an arXiv abstract points at its HTML full text (real capture)",
+  ignore: !SHARED,
+  async fn() {
+    const a = await search(client, "https://arxiv.org/abs/1706.03762", "multi-head zyzzyva");
+    const h = a.hints.find((x) => x.startsWith("no slice matched"))!;
+    assert.match(h, /the full text is at https:\/\/arxiv\.org\/html\/1706\.03762v7/, h);
+    assert.match(h, /search='?multi-head zyzzyva/);
+  },
+});
+
+Deno.test({
+  name: "records: cleanup",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await client.close();
+    await cli.close();
+  },
+});
