@@ -165,6 +165,52 @@ function repoRecord(item: Json): Record<string, unknown> {
   };
 }
 
+/** Most labels listed for an empty label search (one API page). */
+const MAX_LABELS = 100;
+
+/**
+ * For an issue search with `repo:` and `label:` qualifiers that found
+ * nothing: the repository's real labels (one page of the labels API), and
+ * how many of the query's labels are not among them.
+ */
+async function repoLabels(
+  q: string,
+  ctx: ToolContext,
+): Promise<
+  { repo: Trusted; names: string[]; text: string; asked: number; unknown: number } | undefined
+> {
+  const repo = /(?:^|\s)repo:([A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100})(?=\s|$)/.exec(q)
+    ?.[1];
+  const asked = [...q.matchAll(/(?:^|\s)-?label:(?:"([^"]+)"|(\S+))/g)].flatMap((m) =>
+    (m[1] ?? m[2]).split(",")
+  ).map((l) => l.trim().toLowerCase()).filter(Boolean);
+  if (!repo || asked.length === 0) return undefined;
+  const r = await optional(
+    "labels",
+    () =>
+      githubJson<Json[]>(`/repos/${repo}/labels?per_page=${MAX_LABELS}`, `the labels of ${repo}`, {
+        signal: ctx.signal,
+      }),
+  );
+  if (!r) return undefined;
+  const labels = arr(r.data).filter((l) => str(l, "name"));
+  const names = labels.map((l) => str(l, "name"));
+  const known = new Set(names.map((n) => n.toLowerCase()));
+  const lines = labels.map((l) => {
+    const d = oneLine(str(l, "description"));
+    return `- ${str(l, "name")}${d ? ` — ${d}` : ""}`;
+  });
+  if (labels.length === 0) lines.push("(the repository has no labels)");
+  if (labels.length === MAX_LABELS) lines.push(`(the first ${MAX_LABELS} labels)`);
+  return {
+    repo: trusted.matching(repo, /^[A-Za-z0-9._\/-]{3,141}$/),
+    names,
+    text: lines.join("\n"),
+    asked: asked.length,
+    unknown: asked.filter((a) => !known.has(a)).length,
+  };
+}
+
 async function search(
   action: keyof typeof SEARCH,
   args: GithubArgs,
@@ -208,6 +254,23 @@ async function search(
     fm.append("note", trusted.text`GitHub's search timed out: the results may be incomplete`);
   }
   for (const f of rateWarnings(r.headers)) fm.append("warning", f.value as Trusted);
+  if (items.length === 0 && action === "search_issues" && page === 1) {
+    const labels = await repoLabels(q, ctx);
+    if (labels) {
+      fm.append(
+        "note",
+        labels.unknown > 0
+          ? trusted
+            .text`nothing matched, and ${labels.unknown} of the query's ${labels.asked} label(s) is not a label of ${labels.repo}; its ${labels.names.length} labels are listed in the fence: search again with one of them (quote names with spaces: label:"good first issue")`
+          : trusted
+            .text`nothing matched; the query's labels exist in ${labels.repo} (its ${labels.names.length} labels are listed in the fence): loosen the other qualifiers`,
+      );
+      return ctx.respond({
+        frontmatter: fm,
+        fences: [{ content: labels.text, title: `Labels of ${labels.repo}` }],
+      });
+    }
+  }
   if (items.length === 0) {
     fm.append(
       "hint",
