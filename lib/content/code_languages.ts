@@ -331,7 +331,9 @@ export const grammarPackage = (): Promise<unknown> => import("@vscode/tree-sitte
  * bytes imports.
  */
 export async function grammarBytes(name: string): Promise<Uint8Array> {
-  return (await import(grammarSpecifier(name), { with: { type: "bytes" } })).default;
+  // A plain variable as the specifier: the bundle build rewrites exactly this shape.
+  const specifier = grammarSpecifier(name);
+  return (await import(specifier, { with: { type: "bytes" } })).default;
 }
 
 /**

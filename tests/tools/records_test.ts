@@ -60,6 +60,42 @@ Deno.test({
   },
 });
 
+Deno.test("records: an arXiv /html/ full text is tracked on the shelf like its /abs/ record", async () => {
+  const c = await connectServer({ name: "records-shelf" });
+  try {
+    const html = await callTool(c, "web_fetch_incisive", {
+      url: "https://arxiv.org/html/2401.00001v1",
+    });
+    assert.equal(html.isError, false, html.text);
+    assert.equal(html.fm.content_type, "html", "the full text, not the record");
+    assert.equal(html.fm.api, "arXiv (HTML full text)");
+    assert.equal(html.fm.arxiv_id, "2401.00001v1");
+    assert.equal(html.fm.doi, "10.48550/arXiv.2401.00001");
+    assert.match(String(html.fm.shelf), /tracked/, String(html.fm.shelf));
+    assert.match(html.body.join("\n"), /median imaginary kettle boiled in 212 seconds/);
+    const listed = await callTool(c, "research_shelf", { action: "list" });
+    assert.match(listed.fences.flat().join("\n"), /Boiling Points of Imaginary Kettles/);
+    assert.match(listed.fences.flat().join("\n"), /10\.48550\/arXiv\.2401\.00001/i);
+    // The /abs/ record of the same paper is the same shelf entry.
+    const abs = await callTool(c, "web_fetch_incisive", {
+      url: "https://arxiv.org/abs/2401.00001v1",
+    });
+    assert.equal(abs.isError, false, abs.text);
+    const again = await callTool(c, "research_shelf", { action: "list" });
+    const rows = again.fences.flat().filter((l) => /Imaginary Kettles/.test(l));
+    assert.equal(rows.length, 1, again.fences.flat().join("\n"));
+    // Sections of the full text work as on any page.
+    const results = await callTool(c, "web_fetch_incisive", {
+      url: "https://arxiv.org/html/2401.00001v1",
+      section: "Results",
+    });
+    assert.equal(results.fm.cached, true);
+    assert.match(results.body.join("\n"), /212 seconds/);
+  } finally {
+    await c.close();
+  }
+});
+
 Deno.test({
   name: "records: cleanup",
   sanitizeResources: false,
