@@ -18,6 +18,7 @@ import { byAdded, MAX_NOTE, normalizeKey } from "../shelf/merge.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import type { ShelfRecord } from "../shelf/record.ts";
 import { toRis } from "../shelf/ris.ts";
+import { SHELF_EXPORT_RESOURCES } from "../shelf/resource.ts";
 import { countsOf } from "../shelf/shelf.ts";
 import { ShelfRecordTooLarge, ShelfTooLargeChange } from "../shelf/store.ts";
 import { ACTIVE_COLUMNS, activeRows, RETRACTED_COLUMNS, retractedRows } from "../shelf/table.ts";
@@ -234,6 +235,13 @@ async function exportShelf(args: ShelfArgs, ctx: ToolContext): Promise<ToolResul
       "hint",
       trusted
         .text`the entries are the fenced lines without their margin; paste them into your bibliography file`,
+    );
+    const file = SHELF_EXPORT_RESOURCES.find((r) => r.format === format)!;
+    front.append(
+      "see_also",
+      trusted.text`the resource ${
+        trusted.oneOf(SHELF_EXPORT_RESOURCES.map((r) => r.uri), file.uri)
+      } is every citable entry as the file itself, ready to save`,
     );
   }
   return ctx.respond({
