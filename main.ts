@@ -199,7 +199,7 @@ COMMANDS.sections = {
 };
 
 COMMANDS.install = {
-  summary: "add this server to MCP clients' configuration (alias: setup)",
+  summary: "add this server to MCP clients' configuration (aliases: setup, auth)",
   flags: {
     "--target": {
       kind: "choice",
@@ -246,7 +246,7 @@ COMMANDS.doctor = {
 };
 
 /** Other names of commands. */
-const ALIASES: Record<string, string> = { setup: "install" };
+const ALIASES: Record<string, string> = { setup: "install", auth: "install" };
 
 const DEFAULT_COMMAND = "serve";
 

@@ -82,7 +82,8 @@ Actions:
 - remove doi=a,b: drop works.
 - export format=bibtex|ris|json (with_retracted=true to include retracted works): citations to paste into a bibliography, or JSON to keep; 100 entries a page (page=N, next_page says when more; JSON pages import one after another as the whole).
 - import data=<JSON from export format=json>: restore or merge a saved shelf; the shelf's own scores, notes and confirmations win.
-- clear: empty the shelf.`;
+- clear: empty the shelf.
+remove and clear delete entries for good (the tool is marked destructive for them): export format=json first to keep a copy.`;
 
 function fm(action: (typeof ACTIONS)[number]): Frontmatter {
   return new Frontmatter().set("action", trusted.oneOf(ACTIONS, action));
