@@ -215,7 +215,7 @@ COMMANDS.sections = {
 };
 
 COMMANDS.install = {
-  summary: "add this server to MCP clients' configuration (alias: setup)",
+  summary: "add this server to MCP clients' configuration (aliases: setup, auth)",
   flags: {
     "--target": {
       kind: "choice",
@@ -293,7 +293,11 @@ COMMANDS.doctor = {
 };
 
 /** Other names of commands. */
-const ALIASES: Record<string, string> = { setup: "install", remove: "uninstall" };
+const ALIASES: Record<string, string> = {
+  setup: "install",
+  auth: "install",
+  remove: "uninstall",
+};
 
 const DEFAULT_COMMAND = "serve";
 

@@ -23,8 +23,11 @@ export function paramName(face: Face, key: string): string {
   return face === "cli" ? `--${key.replaceAll("_", "-")}` : key;
 }
 
-/** What a hint is: a next step, a note about the answer, or a warning. */
-export type MessageKind = "hint" | "note" | "warning";
+/**
+ * What a message is: a next step, a note about the answer, a warning, or a
+ * pointer to where else the work can be read (`see_also`).
+ */
+export type MessageKind = "hint" | "note" | "warning" | "see_also";
 
 /** A value a person fills in (`<name or #id>`), not a literal. */
 export interface Placeholder {
@@ -54,8 +57,22 @@ export interface CallPart {
   params: Record<string, HintValue>;
 }
 
+/**
+ * A call of another tool by its key (`semantic_scholar`, `ietf`): the MCP
+ * face writes the active profile's name for it. A message holding one is
+ * shown only where that tool is active (see {@link shown}): other faces have
+ * no tools, and a tool that is off (Semantic Scholar without its licence, a
+ * tool left out of the tool list) is never pointed at.
+ */
+export interface ToolPart {
+  /** The tool's key. */
+  tool: string;
+  /** Its arguments. */
+  params: Record<string, HintValue>;
+}
+
 /** One piece of a message. */
-export type Part = string | number | ParamPart | CallPart;
+export type Part = string | number | ParamPart | CallPart | ToolPart;
 
 /** A message: its kind and its pieces. */
 export interface Message {
@@ -85,6 +102,18 @@ export function readOutline(params: Record<string, HintValue> = {}): CallPart {
   return { call: "outline", params };
 }
 
+/** A call of the tool `key` (a sibling source tool) with `params`. */
+export function callTool(key: string, params: Record<string, HintValue> = {}): ToolPart {
+  return { tool: key, params };
+}
+
+/** The tool keys a message names, in order. */
+export function toolsNamed(message: Message): string[] {
+  return message.parts.flatMap((part) =>
+    typeof part === "object" && "tool" in part ? [part.tool] : []
+  );
+}
+
 function build(kind: MessageKind) {
   return (strings: TemplateStringsArray, ...values: Part[]): Message => {
     const parts: Part[] = [];
@@ -100,6 +129,10 @@ function build(kind: MessageKind) {
 export const hint: (strings: TemplateStringsArray, ...values: Part[]) => Message = build("hint");
 /** A note about the answer. */
 export const note: (strings: TemplateStringsArray, ...values: Part[]) => Message = build("note");
+/** A pointer to where else the work can be read. */
+export const seeAlso: (strings: TemplateStringsArray, ...values: Part[]) => Message = build(
+  "see_also",
+);
 /** A warning. */
 export const warning: (strings: TemplateStringsArray, ...values: Part[]) => Message = build(
   "warning",
@@ -118,6 +151,12 @@ export type HintContext =
     current: Target;
     /** The profile's tool name for a view. */
     toolName(target: Target): string;
+    /**
+     * The profile's name of the tool `key` when it is active, else undefined
+     * (the tool registry's isActive answer): a message naming
+     * an inactive tool is not shown. Absent: no other tool is named.
+     */
+    tool?(key: string): string | undefined;
   }
   | {
     face: "cli";
@@ -161,10 +200,38 @@ function restQuery(params: Record<string, HintValue>): string {
   ).join("");
 }
 
+/**
+ * Whether `message` can be shown on `ctx`'s face: every tool it names is
+ * active there. The CLI, the HTTP API and the library have no tools, so a
+ * message naming one is MCP-only.
+ */
+export function shown(message: Message, ctx: HintContext): boolean {
+  const tools = toolsNamed(message);
+  if (tools.length === 0) return true;
+  if (ctx.face !== "mcp") return false;
+  return tools.every((key) => ctx.tool?.(key) !== undefined);
+}
+
+function toolArgs(params: Record<string, HintValue>): string {
+  return Object.entries(params).map(([k, v]) => {
+    const text = mcpValue(v);
+    return `${k}=${
+      /[\s'"]/.test(text) && !isPlaceholder(v) ? `'${text.replaceAll("'", "")}'` : text
+    }`;
+  }).join(" ");
+}
+
 /** One piece, as `ctx`'s face writes it. */
 function renderPart(part: Part, ctx: HintContext): string {
   if (typeof part === "string") return part;
   if (typeof part === "number") return String(part);
+  if ("tool" in part) {
+    const name = ctx.face === "mcp" || ctx.face === "library"
+      ? ctx.tool?.(part.tool) ?? part.tool
+      : part.tool;
+    const args = toolArgs(part.params);
+    return args ? `${name} with ${args}` : name;
+  }
   if ("param" in part) {
     if (ctx.face === "cli") {
       return part.value === undefined
@@ -204,6 +271,7 @@ const MCP_WORDS: HintContext = {
   face: "mcp",
   current: "page",
   toolName: (t) => (t === "page" ? "web_fetch_incisive" : "web_fetch_sections"),
+  tool: (key) => key,
 };
 
 /**

@@ -36,7 +36,7 @@
 import meta from "../deno.json" with { type: "json" };
 import { permissions, shellQuote } from "../lib/install/launch.ts";
 import { binaryFlags } from "../lib/install/privileges.ts";
-import { GRAMMAR_PACKAGE } from "../lib/content/code_languages.ts";
+import { grammarSpecifier } from "../lib/content/code_languages.ts";
 import { RUNTIME_PACKAGE } from "../lib/content/code_outline.ts";
 
 /** Targets `deno compile` builds binaries for. */
@@ -136,7 +136,7 @@ async function byteSpecifiers(): Promise<string[]> {
   }
   return [
     `npm:${RUNTIME_PACKAGE}/web-tree-sitter.wasm`,
-    ...names.sort().map((n) => `npm:${GRAMMAR_PACKAGE}/wasm/tree-sitter-${n}.wasm`),
+    ...names.sort().map(grammarSpecifier),
   ];
 }
 

@@ -170,11 +170,12 @@ function heading(d: Definition, level: number): string {
 /** Definitions that get a heading: one per starting line, not deeper than `######`. */
 function headed(defs: readonly Definition[]): Definition[] {
   const out: Definition[] = [];
-  let lastLine = 0;
+  const starts = new Set<number>();
   for (const d of flatten(defs)) {
-    if (d.depth + 2 > MAX_LEVEL || d.startLine <= lastLine) continue;
+    // Outline order, which is line order but for a Go method adopted by its type.
+    if (d.depth + 2 > MAX_LEVEL || starts.has(d.startLine)) continue;
     out.push(d);
-    lastLine = d.startLine;
+    starts.add(d.startLine);
   }
   return out;
 }
@@ -194,6 +195,11 @@ function outlineMarkdown(
   fence: string,
 ): { markdown: string; anchors: Map<string, number> } {
   const list = headed(defs);
+  // Each heading holds the lines from its start to the next definition's start in line order,
+  // whatever the outline's order (a Go method adopted by its type comes right after the type).
+  const byLine = [...list].sort((a, b) => a.startLine - b.startLine);
+  const nextStart = new Map<Definition, number>();
+  byLine.forEach((d, i) => nextStart.set(d, byLine[i + 1]?.startLine ?? all.length + 1));
   const parts: string[] = [];
   const anchors = new Map<string, number>();
   let offset = 0;
@@ -202,19 +208,19 @@ function outlineMarkdown(
     parts.push(part);
     offset += part.length;
   };
-  const firstLine = list[0]?.startLine ?? all.length + 1;
+  const firstLine = byLine[0]?.startLine ?? all.length + 1;
   if (firstLine > 1 && hasText(all, 1, firstLine - 1)) push(block(all, 1, firstLine - 1, fence));
   // Enclosing headed definition of each, for the note on trailing lines.
   const enclosing = new Map<Definition, Definition | undefined>();
   const stack: Definition[] = [];
-  for (const d of list) {
+  for (const d of byLine) {
     while (stack.length > 0 && stack[stack.length - 1].endLine < d.startLine) stack.pop();
     enclosing.set(d, stack.at(-1));
     stack.push(d);
   }
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
-    const next = list[i + 1]?.startLine ?? all.length + 1;
+    const next = nextStart.get(d)!;
     const ownEnd = Math.min(d.endLine, next - 1);
     const section = [heading(d, d.depth + 2), "", block(all, d.startLine, ownEnd, fence)];
     if (ownEnd + 1 <= next - 1 && hasText(all, ownEnd + 1, next - 1)) {

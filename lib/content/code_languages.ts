@@ -4,7 +4,10 @@
  *
  * Grammars come from `@vscode/tree-sitter-wasm` (all of them load under
  * web-tree-sitter 0.27; C files are read with the C++ grammar, which parses C
- * well enough for an outline). The bytes are imported as modules
+ * well enough for an outline), Kotlin's from
+ * `@tree-sitter-grammars/tree-sitter-kotlin` and Scala's from
+ * `tree-sitter-scala`, whose packages ship a `.wasm` that loads under 0.27
+ * too (no Swift package on npm ships one). The bytes are imported as modules
  * (`with { type: "bytes" }`, Deno's `--unstable-raw-imports`), so the server
  * needs no read permission; each grammar is imported on first use only.
  *
@@ -25,7 +28,9 @@ export type CodeLanguageId =
   | "cpp"
   | "csharp"
   | "ruby"
-  | "php";
+  | "php"
+  | "kotlin"
+  | "scala";
 
 /** What a definition node is. */
 export interface DefinitionMatch {
@@ -244,6 +249,66 @@ function rubyMatch(node: Node, insideClass: boolean): DefinitionMatch | undefine
   return undefined;
 }
 
+// --- Kotlin -------------------------------------------------------------------
+
+function kotlinMatch(node: Node, insideClass: boolean): DefinitionMatch | undefined {
+  const name = field(node, "name");
+  switch (node.type) {
+    case "class_declaration": {
+      if (!name) return undefined;
+      const words = node.children.map((c) => c?.type);
+      if (words.includes("interface")) {
+        return {
+          kind: "interface",
+          keyword: words.includes("fun") ? "fun interface" : "interface",
+          name,
+        };
+      }
+      const modifiers = node.children.find((c) => c?.type === "modifiers")?.text ?? "";
+      if (/\benum\b/.test(modifiers)) return { kind: "enum", keyword: "enum class", name };
+      const keyword = /\bdata\b/.test(modifiers)
+        ? "data class"
+        : /\bsealed\b/.test(modifiers)
+        ? "sealed class"
+        : "class";
+      return { kind: "class", keyword, name };
+    }
+    case "object_declaration":
+      return name ? { kind: "class", keyword: "object", name } : undefined;
+    case "companion_object":
+      return { kind: "class", keyword: "companion object", name: name ?? "Companion" };
+    case "function_declaration":
+      return name ? { kind: insideClass ? "method" : "function", keyword: "fun", name } : undefined;
+    case "type_alias": {
+      const alias = field(node, "type") ??
+        node.children.find((c) => c?.type === "identifier")?.text;
+      return alias ? { kind: "type", keyword: "typealias", name: alias } : undefined;
+    }
+  }
+  return undefined;
+}
+
+// --- Scala --------------------------------------------------------------------
+
+const SCALA_TABLE: Record<string, [string, string]> = {
+  class_definition: ["class", "class"],
+  object_definition: ["class", "object"],
+  trait_definition: ["trait", "trait"],
+  enum_definition: ["enum", "enum"],
+  function_definition: ["function", "def"],
+  function_declaration: ["function", "def"],
+  type_definition: ["type", "type"],
+};
+const scalaRule = rule(SCALA_TABLE);
+
+function scalaMatch(node: Node, insideClass: boolean): DefinitionMatch | undefined {
+  const found = scalaRule(node, insideClass);
+  if (found && node.type === "class_definition" && /^\s*case\b/.test(node.text.slice(0, 40))) {
+    found.keyword = "case class";
+  }
+  return found;
+}
+
 // --- The table ----------------------------------------------------------------
 
 const NONE: ReadonlySet<string> = new Set();
@@ -266,8 +331,24 @@ export const grammarPackage = (): Promise<unknown> => import("@vscode/tree-sitte
  * bytes imports.
  */
 export async function grammarBytes(name: string): Promise<Uint8Array> {
-  const specifier = `npm:${GRAMMAR_PACKAGE}/wasm/tree-sitter-${name}.wasm`;
+  // A plain variable as the specifier: the bundle build rewrites exactly this shape.
+  const specifier = grammarSpecifier(name);
   return (await import(specifier, { with: { type: "bytes" } })).default;
+}
+
+/**
+ * Grammars from their own packages (keep in step with deno.json), by the
+ * name {@link grammarBytes} is called with; the others are in
+ * {@link GRAMMAR_PACKAGE}.
+ */
+export const OWN_GRAMMARS: Readonly<Record<string, string>> = {
+  kotlin: "npm:@tree-sitter-grammars/tree-sitter-kotlin@1.1.0/tree-sitter-kotlin.wasm",
+  scala: "npm:tree-sitter-scala@0.24.0/tree-sitter-scala.wasm",
+};
+
+/** The module specifier of a grammar's bytes (what the bundle embeds, too). */
+export function grammarSpecifier(name: string): string {
+  return OWN_GRAMMARS[name] ?? `npm:${GRAMMAR_PACKAGE}/wasm/tree-sitter-${name}.wasm`;
 }
 
 /** Every language with an outline. */
@@ -441,6 +522,34 @@ export const CODE_LANGUAGES: readonly CodeLanguage[] = [
     bodyDocstring: false,
     grammar: () => grammarBytes("php"),
   },
+  {
+    id: "kotlin",
+    extensions: ["kt", "kts"],
+    definitionTypes: new Set([
+      "class_declaration",
+      "object_declaration",
+      "companion_object",
+      "function_declaration",
+      "type_alias",
+    ]),
+    match: kotlinMatch,
+    leadingLine: /^\s*(?:\/\/|\/\*|\*|@)/,
+    attributeLine: /^\s*@/,
+    wrapperTypes: NONE,
+    bodyDocstring: false,
+    grammar: () => grammarBytes("kotlin"),
+  },
+  {
+    id: "scala",
+    extensions: ["scala", "sc"],
+    definitionTypes: new Set(Object.keys(SCALA_TABLE)),
+    match: scalaMatch,
+    leadingLine: /^\s*(?:\/\/|\/\*|\*|@)/,
+    attributeLine: /^\s*@/,
+    wrapperTypes: NONE,
+    bodyDocstring: false,
+    grammar: () => grammarBytes("scala"),
+  },
 ];
 
 const BY_EXTENSION = new Map(
@@ -471,10 +580,7 @@ const OTHER_CODE = new Set([
   "lua",
   "pl",
   "pm",
-  "kt",
-  "kts",
   "swift",
-  "scala",
   "hs",
   "ml",
   "mli",

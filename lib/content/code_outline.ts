@@ -118,10 +118,42 @@ export async function outline(text: string, language: CodeLanguage): Promise<Def
   });
   if (!tree) throw new OutlineUnavailable(`parsing took longer than ${PARSE_BUDGET_MS} ms`);
   try {
-    return collect(tree.rootNode, language, text.split("\n"));
+    return adoptOwned(collect(tree.rootNode, language, text.split("\n")));
   } finally {
     tree.delete();
   }
+}
+
+/** Owners of definitions declared outside their type (Go methods): definition to type name. */
+const owners = new WeakMap<Definition, string>();
+
+/**
+ * Moves each top-level definition that names an owner (a Go method's
+ * receiver type) under the top-level type of that name in the same file,
+ * in line order among its children, one level deeper. A method whose type
+ * is declared elsewhere stays at the top level.
+ */
+function adoptOwned(top: Definition[]): Definition[] {
+  const types = new Map<string, Definition>();
+  for (const d of top) if (isClassLike(d.kind) || d.kind === "type") types.set(d.name, d);
+  const kept: Definition[] = [];
+  for (const d of top) {
+    const owner = owners.get(d);
+    const type = owner !== undefined ? types.get(owner) : undefined;
+    if (!type || type === d) {
+      kept.push(d);
+      continue;
+    }
+    const deepen = [d];
+    while (deepen.length > 0) {
+      const x = deepen.pop()!;
+      x.depth++;
+      deepen.push(...x.children);
+    }
+    type.children.push(d);
+    type.children.sort((a, b) => a.startLine - b.startLine);
+  }
+  return kept;
 }
 
 /** Walks the tree (iteratively: nesting depth is unbounded) and collects definitions. */
@@ -155,6 +187,7 @@ function collect(root: Node, language: CodeLanguage, lines: readonly string[]): 
             depth: parent ? parent.def.depth + 1 : 0,
             children: [],
           };
+          if (found.owner !== undefined && !parent) owners.set(def, found.owner);
           (parent ? parent.def.children : top).push(def);
           open.push({
             def,

@@ -62,7 +62,13 @@ export function outlineView(doc: Document, requested = 0, size = OUTLINE_WINDOW)
 }
 
 /** How a requested section was found. */
-export type MatchKind = "name" | "number-stripped name" | "slug" | "anchor" | "fuzzy";
+export type MatchKind =
+  | "name"
+  | "number-stripped name"
+  | "heading path"
+  | "slug"
+  | "anchor"
+  | "fuzzy";
 
 /** The outcome of looking up one requested section. */
 export interface SectionLookup {
@@ -74,6 +80,33 @@ export interface SectionLookup {
   via?: MatchKind;
   /** Closest sections when none matched. */
   suggestions: number[];
+  /**
+   * Every section the name could be, in document order, when it names
+   * several (duplicate headings): `index` is the first of them.
+   */
+  ambiguous?: number[];
+}
+
+/** Separators of a heading path: `FAQ > Options`, `FAQ / Options`, `FAQ › Options`. */
+const PATH_SEPARATOR = /\s+[>›/]\s+/;
+/** A name qualified by its parent heading, as outlines of duplicates write it: `Options (FAQ)`. */
+const QUALIFIED = /^(.+?)\s*\(([^()]+)\)$/;
+
+/**
+ * The sections among `candidates` whose ancestors hold `parents` in order
+ * (each a heading title, compared case-insensitively and without section
+ * numbers); the nearest ancestors are matched first.
+ */
+function underParents(doc: Document, candidates: number[], parents: string[]): number[] {
+  const form = (t: string) => stripNumber(t).toLowerCase();
+  const wanted = parents.map(form);
+  return candidates.filter((i) => {
+    let k = wanted.length - 1;
+    for (let p = doc.sections[i].parent; p >= 0 && k >= 0; p = doc.sections[p].parent) {
+      if (form(doc.sections[p].title) === wanted[k]) k--;
+    }
+    return k < 0;
+  });
 }
 
 const WS = /[\s\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]+/g;
@@ -210,12 +243,31 @@ export function findSections(doc: Document, requests: readonly string[]): Sectio
     const result: SectionLookup = { request: raw, suggestions: [] };
     if (request === "") return result;
     const lower = request.toLowerCase();
+    const all = (test: (k: HeadingKeys) => boolean) => keys.flatMap((k, i) => test(k) ? [i] : []);
+    const named = (index: number, via: MatchKind, among: number[]): SectionLookup =>
+      among.length > 1 ? { ...result, index, via, ambiguous: among } : { ...result, index, via };
     const byName = doc.sections.find((s) => s.title === request)?.index ??
       first((k) => k.lower === lower);
-    if (byName !== undefined) return { ...result, index: byName, via: "name" };
+    if (byName !== undefined) {
+      // The exact spelling wins over other cases; an equal title elsewhere makes it ambiguous.
+      return named(byName, "name", all((k) => k.lower === lower));
+    }
     const stripped = stripNumber(request).toLowerCase();
-    const byNumber = first((k) => k.stripped === stripped);
-    if (byNumber !== undefined) return { ...result, index: byNumber, via: "number-stripped name" };
+    const byNumber = all((k) => k.stripped === stripped);
+    if (byNumber.length > 0) return named(byNumber[0], "number-stripped name", byNumber);
+    // A heading path (FAQ > Options) or a parent-qualified name (Options (FAQ)).
+    const path = request.split(PATH_SEPARATOR);
+    const qualified = path.length === 1 ? QUALIFIED.exec(request) : null;
+    const [leaf, parents] = path.length > 1
+      ? [path[path.length - 1], path.slice(0, -1)]
+      : qualified
+      ? [qualified[1], [qualified[2]]]
+      : [undefined, []];
+    if (leaf !== undefined) {
+      const leafForm = stripNumber(leaf).toLowerCase();
+      const under = underParents(doc, all((k) => k.stripped === leafForm), parents);
+      if (under.length > 0) return named(under[0], "heading path", under);
+    }
     let decoded = request;
     try {
       decoded = decodeURIComponent(request);

@@ -28,7 +28,7 @@ import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
 import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/registry.ts";
-import { SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
+import { SHELF_EXPORT_RESOURCES, SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
 import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { type Face, renderParams, RequestError } from "../views/request.ts";
@@ -131,6 +131,22 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       }],
     }),
   );
+  // The shelf's citable entries as files (BibTeX, RIS): the text is the file; no caching either.
+  for (const resource of SHELF_EXPORT_RESOURCES) {
+    server.registerResource(
+      resource.name,
+      resource.uri,
+      {
+        title: resource.title,
+        description: resource.description,
+        mimeType: resource.mimeType,
+        cacheHint: { ttlMs: 0, cacheScope: "private" },
+      },
+      async (uri) => ({
+        contents: [{ uri: uri.href, mimeType: resource.mimeType, text: await resource.text() }],
+      }),
+    );
+  }
   // Kagi's regions and lenses: fixed for the life of the process.
   for (const resource of KAGI_RESOURCES) {
     server.registerResource(

@@ -3,6 +3,12 @@
  * (both buckets) in the tools' envelope: frontmatter with the counts, then
  * the tables fenced, since titles and notes are external or user text.
  *
+ * Beside it, the citable entries as files ready to save:
+ * `research://shelf/export.bib` (BibTeX) and `research://shelf/export.ris`
+ * (RIS), whose text is the file itself, every active entry, in the order
+ * they were added (what the research shelf tool's export gives page by
+ * page, fenced).
+ *
  * @module
  */
 import { renderRecords } from "../envelope/formats.ts";
@@ -13,6 +19,8 @@ import { byAdded } from "./merge.ts";
 import { currentShelf } from "./mod.ts";
 import { countsOf } from "./shelf.ts";
 import { ACTIVE_COLUMNS, activeRows, RETRACTED_COLUMNS, retractedRows } from "./table.ts";
+import { toBibtex } from "./bibtex.ts";
+import { toRis } from "./ris.ts";
 
 /** The resource's URI. */
 export const SHELF_RESOURCE_URI = "research://shelf";
@@ -53,3 +61,49 @@ export async function shelfResourceText(): Promise<string> {
   if (fences.length === 0) front.append("note", trusted.text`the research shelf is empty`);
   return buildResponse({ frontmatter: front, fences }, { toolName: (key) => key }).content[0].text;
 }
+
+/** A shelf export offered as a resource: its text is the file. */
+export interface ShelfExportResource {
+  /** The export format it is (as the research shelf tool names it). */
+  format: "bibtex" | "ris";
+  /** Resource name. */
+  name: string;
+  /** Its URI. */
+  uri: string;
+  /** Title. */
+  title: string;
+  /** Description for the client. */
+  description: string;
+  /** The file's media type. */
+  mimeType: string;
+  /** The file's text now. */
+  text(): Promise<string>;
+}
+
+async function activeEntries() {
+  return byAdded((await currentShelf().snapshot()).active);
+}
+
+/** The BibTeX and RIS files of the shelf's citable entries. */
+export const SHELF_EXPORT_RESOURCES: readonly ShelfExportResource[] = [
+  {
+    format: "bibtex",
+    name: "research_shelf_bibtex",
+    uri: "research://shelf/export.bib",
+    title: "Research shelf as BibTeX",
+    description:
+      "Every citable entry of the research shelf as a BibTeX file (the text is the file itself, ready to save; retracted works are left out).",
+    mimeType: "application/x-bibtex",
+    text: async () => toBibtex(await activeEntries()),
+  },
+  {
+    format: "ris",
+    name: "research_shelf_ris",
+    uri: "research://shelf/export.ris",
+    title: "Research shelf as RIS",
+    description:
+      "Every citable entry of the research shelf as an RIS file (the text is the file itself, ready to save; retracted works are left out).",
+    mimeType: "application/x-research-info-systems",
+    text: async () => toRis(await activeEntries()),
+  },
+];

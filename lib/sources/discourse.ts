@@ -9,8 +9,13 @@
  * `discourse` reads topics, searches and the latest topics directly.
  *
  * A topic becomes a Document: `# Title`, a line of counts, then one
- * `## N` section per post (N the post number, so `section=1` … `section=9`
- * select posts 1 to 9) holding the author's raw Markdown (`include_raw`);
+ * section per post, headed `N · @author` (N the post number, also the
+ * section's id, so `section=1` … `section=9` select posts 1 to 9), holding
+ * the author's raw Markdown (`include_raw`). Posts follow the reply tree: a
+ * reply comes right after the post it answers, one heading level deeper
+ * (`· reply to #M` in its heading), so the outline shows who answered whom
+ * and `auto_expand` on a post brings its replies; a reply to a post outside
+ * the page stays at the top level and names it.
  * when a forum leaves `raw` out, the rendered HTML is converted instead.
  * Headings inside posts are moved below the post's level, and those whose
  * text is only a number become bold lines, so no heading can take a post's
@@ -311,7 +316,7 @@ export function cleanRaw(raw: string): string {
  * and turns headings whose text is only a number into bold lines, so that
  * `section=N` always finds post N.
  */
-export function nestHeadings(markdown: string): string {
+export function nestHeadings(markdown: string, level = 2): string {
   let fence = "";
   return markdown.split("\n").map((line) => {
     const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
@@ -324,18 +329,20 @@ export function nestHeadings(markdown: string): string {
     const h = /^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/.exec(line);
     if (!h) return line;
     const text = h[2];
-    if (/^[\d\s.#)(-]*$/.test(text)) return text.trim() === "" ? "" : `**${text.trim()}**`;
-    return `${"#".repeat(Math.min(6, h[1].length + 2))} ${text}`;
+    if (/^[\d\s.#)(-]*$/.test(text) || level >= 6) {
+      return text.trim() === "" ? "" : `**${text.trim()}**`;
+    }
+    return `${"#".repeat(Math.min(6, h[1].length + level))} ${text}`;
   }).join("\n");
 }
 
-function postBody(post: Post, base: string): { text: string; fromHtml: boolean } {
+function postBody(post: Post, base: string, level = 2): { text: string; fromHtml: boolean } {
   if (typeof post.raw === "string") {
-    return { text: nestHeadings(cleanRaw(post.raw)), fromHtml: false };
+    return { text: nestHeadings(cleanRaw(post.raw), level), fromHtml: false };
   }
   if (typeof post.cooked === "string") {
     const md = htmlToMarkdown(post.cooked, { baseUrl: base }).markdown;
-    return { text: nestHeadings(md), fromHtml: true };
+    return { text: nestHeadings(md, level), fromHtml: true };
   }
   return { text: "", fromHtml: false };
 }
@@ -346,6 +353,45 @@ function postHeader(post: Post): string {
   const when = utcMinute(post.created_at);
   if (when) parts.push(when);
   return parts.join(" — ");
+}
+
+/**
+ * Posts in reply-tree order: each post, then the posts that reply to it (in
+ * post order), with their depth. A reply to a post not among `posts` (or to
+ * a later one) is a root. Iterative, so long reply chains cannot overflow.
+ */
+function replyTree(posts: readonly Post[]): { post: Post; depth: number }[] {
+  const present = new Set(posts.map((p) => p.post_number));
+  const replies = new Map<number, Post[]>();
+  const roots: Post[] = [];
+  for (const p of [...posts].sort((a, b) => a.post_number - b.post_number)) {
+    const to = p.reply_to_post_number;
+    if (typeof to === "number" && to < p.post_number && present.has(to)) {
+      const list = replies.get(to);
+      if (list) list.push(p);
+      else replies.set(to, [p]);
+    } else roots.push(p);
+  }
+  const out: { post: Post; depth: number }[] = [];
+  const stack = roots.map((post) => ({ post, depth: 0 })).reverse();
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    out.push(next);
+    const kids = replies.get(next.post.post_number) ?? [];
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ post: kids[i], depth: next.depth + 1 });
+  }
+  return out;
+}
+
+/** A post's heading: number, author, and whom it answers. */
+function postHeading(post: Post, level: number): string {
+  const user = typeof post.username === "string" && /^[\w.-]{1,60}$/.test(post.username)
+    ? `@${post.username}`
+    : "@unknown";
+  const to = post.reply_to_post_number;
+  return `${"#".repeat(level)} ${post.post_number} · ${user}${
+    typeof to === "number" && to > 0 ? ` · reply to #${to}` : ""
+  }`;
 }
 
 function tagNames(value: unknown): string[] {
@@ -427,11 +473,17 @@ export async function loadTopic(ref: TopicRef, options: LoadOptions): Promise<Do
   if (tags.length > 0) meta.push(`tags: ${tags.join(", ")}`);
   const safeTitle = /^[\d\s.#]*$/.test(title) ? `Topic: ${title}` : title.replace(/\s+/g, " ");
   const parts = [`# ${safeTitle}`, meta.join(" | ")];
+  let length = parts.join("\n\n").length;
+  const anchors = new Map<string, number>();
   let fromHtml = false;
-  for (const p of posts) {
-    const body = postBody(p, ref.base);
+  for (const { post: p, depth } of replyTree(posts)) {
+    const level = Math.min(6, 2 + depth);
+    const body = postBody(p, ref.base, level);
     fromHtml ||= body.fromHtml;
-    parts.push(`## ${p.post_number}`, postHeader(p), body.text.trim() || "*(no text)*");
+    const block = [postHeading(p, level), postHeader(p), body.text.trim() || "*(no text)*"];
+    anchors.set(String(p.post_number), length + 2);
+    parts.push(...block);
+    length += 2 + block.join("\n\n").length;
   }
   const markdown = parts.join("\n\n") + "\n";
   const facts: DocumentFact[] = [
@@ -487,6 +539,7 @@ export async function loadTopic(ref: TopicRef, options: LoadOptions): Promise<Do
     kind: "record",
     title: safeTitle,
     markdown,
+    anchors,
     contentType: "application/json",
     facts,
     source: "discourse",

@@ -15,6 +15,7 @@ import { fetchWebDocument, type LoadOptions } from "./web.ts";
 import { sharedLoad, sharedLookup } from "./shared_cache.ts";
 import { ietfSource } from "./ietf/mod.ts";
 import { arxivSource } from "./arxiv.ts";
+import { arxivHtmlSource } from "./arxiv_html.ts";
 import { semanticScholarSource } from "./semantic_scholar.ts";
 import { doiSource } from "./doi/mod.ts";
 import { githubSource } from "./github/mod.ts";
@@ -42,6 +43,7 @@ export interface Source {
 /** Sources tried before the generic web path, in order. */
 export const SOURCES: Source[] = [
   arxivSource,
+  arxivHtmlSource,
   semanticScholarSource,
   doiSource,
   ietfSource,

@@ -32,7 +32,7 @@ import {
   SORT_ORDER,
 } from "../sources/arxiv.ts";
 import { loadDocument } from "../sources/router.ts";
-import { pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
+import { mcpHints, pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
 /** Most results per call (the API allows more, but not usefully in one answer). */
@@ -218,7 +218,7 @@ async function paper(args: ArxivArgs, ctx: ToolContext): Promise<ToolResult> {
   const { doc, cached } = id.strict
     ? await loadDocument(abs, options)
     : { doc: await loadPaperDocument(id, abs, options), cached: false };
-  const fm = pageFrontmatter(pageUrl(abs), doc, cached);
+  const fm = pageFrontmatter(pageUrl(abs), doc, cached, false, mcpHints(ctx, "page"));
   fm.set("action", trusted.oneOf(ACTIONS, "paper"));
   await shelveCitation(doc, fm);
   const versioned = doc.facts.find((f) => f.key === "arxiv_id")?.value?.toString() ?? id.id;

@@ -28,7 +28,7 @@ import {
   topicUrl,
 } from "../sources/discourse.ts";
 import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
-import { pageFrontmatter, pageUrl, READS_THE_WEB } from "./page_view.ts";
+import { mcpHints, pageFrontmatter, pageUrl, READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
 const ACTIONS = ["topic", "search", "latest"] as const;
@@ -91,7 +91,7 @@ async function topicAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
     doc = await content(() => loadTopic(ref, { maxBytes: DEFAULT_MAX_BYTES, signal: ctx.signal }));
     pageCache().set(key, doc);
   }
-  const fm = pageFrontmatter(pageUrl(url), doc, cached);
+  const fm = pageFrontmatter(pageUrl(url), doc, cached, false, mcpHints(ctx, "page"));
   return ctx.respond({ frontmatter: fm, fences: [{ content: doc.markdown }] });
 }
 

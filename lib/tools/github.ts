@@ -40,7 +40,7 @@ import {
   parseRepoQuery,
   PATH_FORMS,
 } from "../sources/github/urls.ts";
-import { pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
+import { mcpHints, pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
 /** Default results (or comments) per call. */
@@ -165,6 +165,52 @@ function repoRecord(item: Json): Record<string, unknown> {
   };
 }
 
+/** Most labels listed for an empty label search (one API page). */
+const MAX_LABELS = 100;
+
+/**
+ * For an issue search with `repo:` and `label:` qualifiers that found
+ * nothing: the repository's real labels (one page of the labels API), and
+ * how many of the query's labels are not among them.
+ */
+async function repoLabels(
+  q: string,
+  ctx: ToolContext,
+): Promise<
+  { repo: Trusted; names: string[]; text: string; asked: number; unknown: number } | undefined
+> {
+  const repo = /(?:^|\s)repo:([A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100})(?=\s|$)/.exec(q)
+    ?.[1];
+  const asked = [...q.matchAll(/(?:^|\s)-?label:(?:"([^"]+)"|(\S+))/g)].flatMap((m) =>
+    (m[1] ?? m[2]).split(",")
+  ).map((l) => l.trim().toLowerCase()).filter(Boolean);
+  if (!repo || asked.length === 0) return undefined;
+  const r = await optional(
+    "labels",
+    () =>
+      githubJson<Json[]>(`/repos/${repo}/labels?per_page=${MAX_LABELS}`, `the labels of ${repo}`, {
+        signal: ctx.signal,
+      }),
+  );
+  if (!r) return undefined;
+  const labels = arr(r.data).filter((l) => str(l, "name"));
+  const names = labels.map((l) => str(l, "name"));
+  const known = new Set(names.map((n) => n.toLowerCase()));
+  const lines = labels.map((l) => {
+    const d = oneLine(str(l, "description"));
+    return `- ${str(l, "name")}${d ? ` — ${d}` : ""}`;
+  });
+  if (labels.length === 0) lines.push("(the repository has no labels)");
+  if (labels.length === MAX_LABELS) lines.push(`(the first ${MAX_LABELS} labels)`);
+  return {
+    repo: trusted.matching(repo, /^[A-Za-z0-9._\/-]{3,141}$/),
+    names,
+    text: lines.join("\n"),
+    asked: asked.length,
+    unknown: asked.filter((a) => !known.has(a)).length,
+  };
+}
+
 async function search(
   action: keyof typeof SEARCH,
   args: GithubArgs,
@@ -208,6 +254,23 @@ async function search(
     fm.append("note", trusted.text`GitHub's search timed out: the results may be incomplete`);
   }
   for (const f of rateWarnings(r.headers)) fm.append("warning", f.value as Trusted);
+  if (items.length === 0 && action === "search_issues" && page === 1) {
+    const labels = await repoLabels(q, ctx);
+    if (labels) {
+      fm.append(
+        "note",
+        labels.unknown > 0
+          ? trusted
+            .text`nothing matched, and ${labels.unknown} of the query's ${labels.asked} label(s) is not a label of ${labels.repo}; its ${labels.names.length} labels are listed in the fence: search again with one of them (quote names with spaces: label:"good first issue")`
+          : trusted
+            .text`nothing matched; the query's labels exist in ${labels.repo} (its ${labels.names.length} labels are listed in the fence): loosen the other qualifiers`,
+      );
+      return ctx.respond({
+        frontmatter: fm,
+        fences: [{ content: labels.text, title: `Labels of ${labels.repo}` }],
+      });
+    }
+  }
   if (items.length === 0) {
     fm.append(
       "hint",
@@ -263,8 +326,12 @@ function documentAnswer(
   });
 }
 
-function docFrontmatter(doc: Document, action: typeof ACTIONS[number]): Frontmatter {
-  const fm = pageFrontmatter(pageUrl(doc.url), doc, false);
+function docFrontmatter(
+  doc: Document,
+  action: typeof ACTIONS[number],
+  ctx: ToolContext,
+): Frontmatter {
+  const fm = pageFrontmatter(pageUrl(doc.url), doc, false, false, mcpHints(ctx, "page"));
   fm.set("action", trusted.oneOf(ACTIONS, action));
   return fm;
 }
@@ -272,7 +339,7 @@ function docFrontmatter(doc: Document, action: typeof ACTIONS[number]): Frontmat
 async function repo(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
   const t = parseRepoQuery(args.query);
   const doc = await loadRepo(t, { signal: ctx.signal });
-  const fm = docFrontmatter(doc, "repo");
+  const fm = docFrontmatter(doc, "repo", ctx);
   await shelveCitation(doc, fm);
   const packages = ctx.toolName("packages");
   if (packages) {
@@ -298,7 +365,7 @@ async function tree(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
   const doc = await loadTree(t, { signal: ctx.signal });
   return documentAnswer(
     doc,
-    docFrontmatter(doc, "tree"),
+    docFrontmatter(doc, "tree", ctx),
     ctx,
     trusted.text`list a subdirectory with owner/repo/path`,
   );
@@ -316,7 +383,7 @@ async function file(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
     }
   }
   const doc = await loadFile({ ...t, ref: t.ref ?? "HEAD" }, { signal: ctx.signal, lines });
-  const fm = docFrontmatter(doc, "file");
+  const fm = docFrontmatter(doc, "file", ctx);
   if (lines) {
     const tokens = Math.ceil(doc.markdown.length / 4);
     if (tokens > ANSWER_TOKENS) {
@@ -343,7 +410,7 @@ async function thread(args: GithubArgs, ctx: ToolContext, pull: boolean): Promis
   const scratch = new Frontmatter();
   const limit = limitOf(args, scratch);
   const doc = await loadThread(t, pull, { limit, page: args.page ?? 1 }, { signal: ctx.signal });
-  const fm = docFrontmatter(doc, pull ? "pull_request" : "issue");
+  const fm = docFrontmatter(doc, pull ? "pull_request" : "issue", ctx);
   if (limit !== (args.limit ?? DEFAULT_LIMIT)) {
     fm.append("note", trusted.text`limit was lowered to ${MAX_LIMIT}, the most per call`);
   }

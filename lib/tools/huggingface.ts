@@ -40,7 +40,7 @@ import {
   type Warnings,
 } from "../sources/huggingface/mod.ts";
 import { loadDocument } from "../sources/router.ts";
-import { pageFrontmatter, pageUrl } from "./page_view.ts";
+import { mcpHints, pageFrontmatter, pageUrl } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 import type { Document } from "../content/document.ts";
 
@@ -233,7 +233,7 @@ async function view(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult
   } else {
     ({ doc, cached } = await loadDocument(url, options));
   }
-  const fm = pageFrontmatter(pageUrl(url), doc, cached);
+  const fm = pageFrontmatter(pageUrl(url), doc, cached, false, mcpHints(ctx, "page"));
   fm.set("action", trusted.oneOf(ACTIONS, args.action));
   if (args.safetensors_header && !(t.kind === "file" && t.path.endsWith(".safetensors"))) {
     fm.append("note", trusted.text`safetensors_header applies only to .safetensors files`);

@@ -36,7 +36,7 @@ import {
   subseriesInfoUrl,
 } from "../sources/ietf/mod.ts";
 import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
-import { pageFrontmatter, pageUrl, READS_THE_WEB, shelveCitation } from "./page_view.ts";
+import { mcpHints, pageFrontmatter, pageUrl, READS_THE_WEB, shelveCitation } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
 const ACTIONS = ["rfc", "search", "draft", "subseries"] as const;
@@ -82,7 +82,7 @@ async function loadRecord(
     throw error;
   }
   const { doc, cached } = loaded;
-  const fm = pageFrontmatter(pageUrl(url), doc, cached);
+  const fm = pageFrontmatter(pageUrl(url), doc, cached, false, mcpHints(ctx, "page"));
   await shelveCitation(doc, fm);
   amend?.(fm);
   return ctx.respond({ frontmatter: fm, fences: [{ content: doc.markdown, title: doc.title }] });

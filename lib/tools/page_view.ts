@@ -109,3 +109,17 @@ export function isEmpty(doc: Document): boolean {
 export function toolRef(ctx: ToolContext, key: string): Trusted {
   return trusted.echo(ctx.toolName(key) ?? key, 64);
 }
+
+/** The hint context of the MCP page tools in `ctx`'s profile. */
+export function mcpHints(ctx: ToolContext, current: "page" | "outline"): HintContext {
+  return {
+    face: "mcp",
+    current,
+    toolName: (t) => {
+      const key = t === "page" ? "web_fetch_incisive" : "web_fetch_sections";
+      return ctx.toolName(key) ?? key;
+    },
+    // Source tools by key: undefined when off, so hints naming them are left out.
+    tool: (key) => ctx.toolName(key),
+  };
+}

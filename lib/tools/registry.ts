@@ -156,9 +156,18 @@ export class ToolRegistry {
     return this.#byName.get(name);
   }
 
-  /** The profile's name for a tool key (or a client tool key). */
+  /**
+   * Whether the tool `key` is active: declared in this registry's tool set
+   * (which a tool-list filter narrows by building the registry from fewer
+   * definitions). The one answer every hint that names a tool is checked
+   * against: a hint never points at a tool that is off.
+   */
+  isActive = (key: string): boolean => this.#byKey.has(key);
+
+  /** The profile's name for a tool key (or a client tool key); undefined when it is off. */
   toolName = (key: string): string | undefined =>
-    this.#byKey.get(key)?.name ?? CLIENT_TOOL_NAMES[key]?.[this.profile];
+    (this.isActive(key) ? this.#byKey.get(key)?.name : undefined) ??
+      CLIENT_TOOL_NAMES[key]?.[this.profile];
 }
 
 /** Checks declarations for every profile; throws on the first problem. */

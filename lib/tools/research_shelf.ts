@@ -18,6 +18,7 @@ import { byAdded, MAX_NOTE, normalizeKey } from "../shelf/merge.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import type { ShelfRecord } from "../shelf/record.ts";
 import { toRis } from "../shelf/ris.ts";
+import { SHELF_EXPORT_RESOURCES } from "../shelf/resource.ts";
 import { countsOf } from "../shelf/shelf.ts";
 import { ShelfRecordTooLarge, ShelfTooLargeChange } from "../shelf/store.ts";
 import { ACTIVE_COLUMNS, activeRows, RETRACTED_COLUMNS, retractedRows } from "../shelf/table.ts";
@@ -81,7 +82,8 @@ Actions:
 - remove doi=a,b: drop works.
 - export format=bibtex|ris|json (with_retracted=true to include retracted works): citations to paste into a bibliography, or JSON to keep; 100 entries a page (page=N, next_page says when more; JSON pages import one after another as the whole).
 - import data=<JSON from export format=json>: restore or merge a saved shelf; the shelf's own scores, notes and confirmations win.
-- clear: empty the shelf.`;
+- clear: empty the shelf.
+remove and clear delete entries for good (the tool is marked destructive for them): export format=json first to keep a copy.`;
 
 function fm(action: (typeof ACTIONS)[number]): Frontmatter {
   return new Frontmatter().set("action", trusted.oneOf(ACTIONS, action));
@@ -234,6 +236,13 @@ async function exportShelf(args: ShelfArgs, ctx: ToolContext): Promise<ToolResul
       "hint",
       trusted
         .text`the entries are the fenced lines without their margin; paste them into your bibliography file`,
+    );
+    const file = SHELF_EXPORT_RESOURCES.find((r) => r.format === format)!;
+    front.append(
+      "see_also",
+      trusted.text`the resource ${
+        trusted.oneOf(SHELF_EXPORT_RESOURCES.map((r) => r.uri), file.uri)
+      } is every citable entry as the file itself, ready to save`,
     );
   }
   return ctx.respond({

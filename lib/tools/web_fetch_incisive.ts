@@ -54,6 +54,7 @@ import {
   isEmpty,
   type Loader,
   loadPage,
+  mcpHints,
   pageFrontmatter,
   type PageUrl,
   pageUrl,
@@ -88,17 +89,7 @@ Thai terms match inside runs of text: write them as they appear.`;
 /** Arguments of the tool: the page request. */
 export type IncisiveArgs = PageRequest;
 
-/** The hint context of the MCP page tools in `ctx`'s profile. */
-export function mcpHints(ctx: ToolContext, current: "page" | "outline"): HintContext {
-  return {
-    face: "mcp",
-    current,
-    toolName: (t) => {
-      const key = t === "page" ? "web_fetch_incisive" : "web_fetch_sections";
-      return ctx.toolName(key) ?? key;
-    },
-  };
-}
+export { mcpHints };
 
 /**
  * Body caps tried in turn so that the whole envelope (frontmatter, fences and

@@ -23,7 +23,7 @@ import {
   webLoader,
 } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
-import { mcpHints } from "./web_fetch_incisive.ts";
+import { mcpHints } from "./page_view.ts";
 
 /** Arguments of the tool: the outline request. */
 export type SectionsArgs = OutlineRequest;

@@ -12,7 +12,7 @@ import type { FencedPart, ResponseSpec } from "../envelope/response.ts";
 import { isTrusted, trusted } from "../trust.ts";
 import { checkUrl } from "../net/fetch.ts";
 import { withoutFragment } from "../sources/router.ts";
-import { type HintContext, type Message, renderMessage, warning } from "../hint.ts";
+import { type HintContext, type Message, renderMessage, shown, warning } from "../hint.ts";
 import type { Fact, ViewResult } from "./view.ts";
 import { droppedNote } from "./view.ts";
 
@@ -97,19 +97,23 @@ export function fillFrontmatter(
     if (fm.has(key)) continue;
     fm.set(key, value);
   }
-  for (const m of messages) fm.append(m.kind, trusted.echo(renderMessage(m, ctx), 2000));
+  for (const m of messages) {
+    if (shown(m, ctx)) fm.append(m.kind, trusted.echo(renderMessage(m, ctx), 2000));
+  }
   return fm;
 }
 
 /**
  * Source facts of a Document (a source's own hints and notes included): a
- * message is rendered for `ctx`'s face, and a fact that names an MCP tool is
- * left out of the other faces.
+ * message is rendered for `ctx`'s face and left out where a tool it names is
+ * not active (every face but MCP, and MCP when the tool is off); a plain fact
+ * marked `mcpOnly` is left out of the other faces.
  */
 export function sourceFacts(fm: Frontmatter, doc: Document, ctx: HintContext): void {
   for (const fact of doc.facts) {
     if (fact.mcpOnly && ctx.face !== "mcp") continue;
     if (fact.message) {
+      if (!shown(fact.message, ctx)) continue;
       fm.append(fact.message.kind, trusted.echo(renderMessage(fact.message, ctx), 2000));
     } else if ((APPEND_KEYS as readonly string[]).includes(fact.key)) {
       const values = Array.isArray(fact.value) ? fact.value : [fact.value];

@@ -13,6 +13,7 @@
  * @module
  */
 import type { Document } from "../content/document.ts";
+import { ancestry } from "../content/sections.ts";
 import {
   ELISION,
   extractForQuery,
@@ -26,11 +27,12 @@ import {
   outlineView,
   renderSlices,
   sectionLine,
+  type SectionLookup,
   sectionsView,
   sliceEntries,
 } from "../content/views.ts";
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
-import { trusted } from "../trust.ts";
+import { isTrusted, trusted } from "../trust.ts";
 import { sanitizeLabel } from "../envelope/fence.ts";
 import { hint, type Message, note, p, ph, readOutline, readPage, warning } from "../hint.ts";
 import {
@@ -325,6 +327,36 @@ function queryView(doc: Document, question: string, budget: number): ViewResult 
   return r;
 }
 
+/**
+ * A search that found nothing in a record (a paper's or an RFC's metadata and
+ * abstract): the words may well be in the work itself, which the record only
+ * links to. Points at the full text (the source's `full_text` fact) when the
+ * record has one.
+ */
+function recordSearchHint(doc: Document, query: string): Message {
+  const full = doc.facts.find((f) => f.key === "full_text")?.value;
+  const url = isTrusted(full) ? full.toString() : undefined;
+  return url
+    ? hint`no slice matched: this page is the record (metadata and abstract), not the full text; the full text is at ${url}: search it there with ${
+      p("search", query.slice(0, 200))
+    }`
+    : hint`no slice matched: this page is the record (metadata and abstract), not the full text, and the source links no full text to search; try other words`;
+}
+
+/** The sections each ambiguous name could be: outline line and parent headings. */
+function ambiguousText(doc: Document, lookups: SectionLookup[]): string {
+  const lines: string[] = [];
+  for (const l of lookups) {
+    lines.push(`"${l.request.slice(0, 200)}" names ${l.ambiguous!.length} sections:`);
+    for (const i of l.ambiguous!) {
+      const path = ancestry(doc.sections, i).join(" > ");
+      const s = doc.sections[i];
+      lines.push(`  - ${path} (#${s.id ?? s.slug})${i === l.index ? " [returned]" : ""}`);
+    }
+  }
+  return lines.join("\n");
+}
+
 function notFoundText(doc: Document, missing: NotFound[]): string {
   const minLevel = doc.sections.reduce((m, s) => Math.min(m, s.level), 6);
   const lines: string[] = [];
@@ -348,13 +380,30 @@ function sectionView(
     request: l.request,
     suggestions: l.suggestions,
   }));
+  const ambiguous = lookups.filter((l) => l.ambiguous !== undefined);
   r.facts.push(["total_sections", doc.sections.length]);
   let room = budget;
-  if (missing.length > 0) {
-    r.notFound = missing;
-    const content = notFoundText(doc, missing);
-    r.extra = { content, label: "untrusted content: closest section names" };
+  if (missing.length > 0 || ambiguous.length > 0) {
+    r.notFound = missing.length > 0 ? missing : undefined;
+    const content = [
+      ...(missing.length > 0 ? [notFoundText(doc, missing)] : []),
+      ...(ambiguous.length > 0 ? [ambiguousText(doc, ambiguous)] : []),
+    ].join("\n");
+    r.extra = {
+      content,
+      label: missing.length > 0
+        ? "untrusted content: closest section names"
+        : "untrusted content: sections of the same name",
+    };
     room -= bestCount(content);
+  }
+  if (ambiguous.length > 0) {
+    r.facts.push(["sections_ambiguous", ambiguous.map((l) => trusted.echo(l.request, 120))]);
+    r.messages.push(
+      note`${ambiguous.length} requested name(s) match several headings; the first of each was returned, and the fenced list names every one with its id and parents: ask for another by id or heading path with ${
+        readPage({ section: ph("#id or Parent > Name") })
+      }`,
+    );
   }
   if (found.length > 0) {
     const sv = sectionsView(doc, found, v.autoExpand);
@@ -418,6 +467,8 @@ function searchView(doc: Document, query: string, budget: number): ViewResult {
     r.messages.push(
       outcome.empty
         ? hint`the query had no searchable terms; give words that appear on the page`
+        : doc.kind === "record"
+        ? recordSearchHint(doc, query)
         : hint`no slice matched; try fewer words, other spellings (no stemming: 'parse' does not find 'parsing'), or fuzzy terms like word~`,
     );
     return r;

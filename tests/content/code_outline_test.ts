@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { codeDocument } from "../../lib/content/code.ts";
-import { GRAMMAR_PACKAGE, languageOf } from "../../lib/content/code_languages.ts";
+import { GRAMMAR_PACKAGE, languageOf, OWN_GRAMMARS } from "../../lib/content/code_languages.ts";
 import {
   type Definition,
   flatten,
@@ -67,9 +67,33 @@ const EXPECTED: Record<string, string[]> = {
   ],
   "sample.go": [
     "struct Server 6-9 | Server holds the state.",
+    "  method Server.Start 16-20 | Start starts the server.",
     "interface Handler 11-14 | Handler handles requests.",
-    "method Server.Start 16-20 | Start starts the server.",
     "function New 22-25 | New makes a server.",
+  ],
+  "sample.kt": [
+    "interface Shape 5-8 | A shape with an area.",
+    "  method Shape.area 7-7",
+    "class Circle 10-18 | A circle.",
+    "  method Circle.area 12-13 | The area of the circle.",
+    "  class Circle.Companion 15-17",
+    "    method Circle.Companion.unit 16-16",
+    "enum Colour 20-21 | Colours shapes come in.",
+    "class Registry 23-29",
+    "  method Registry.add 26-28",
+    "type Shapes 31-31",
+    "function total 33-34 | Sums the areas.",
+  ],
+  "sample.scala": [
+    "trait Shape 5-8 | A shape with an area.",
+    "  method Shape.area 7-7",
+    "class Circle 10-14 | A circle.",
+    "  method Circle.area 12-13 | The area of the circle.",
+    "class Registry 16-22 | Shapes by name.",
+    "  method Registry.add 20-21",
+    "class Square 24-26",
+    "  method Square.area 25-25",
+    "function total 28-29 | Sums the areas.",
   ],
   "Sample.cs": [
     "class Account 5-23 | A bank account.",
@@ -158,6 +182,8 @@ Deno.test("outline: every listed language has a sample", () => {
       "csharp",
       "ruby",
       "php",
+      "kotlin",
+      "scala",
     ]
   ) assert.ok(ids.has(id as never), id);
 });
@@ -166,6 +192,11 @@ Deno.test("outline: the package versions loaded at run time are those of deno.js
   const imports = JSON.parse(await Deno.readTextFile(`${ROOT_DIR}/deno.json`)).imports;
   assert.equal(imports["web-tree-sitter"], `npm:${RUNTIME_PACKAGE}`);
   assert.equal(imports["@vscode/tree-sitter-wasm"], `npm:${GRAMMAR_PACKAGE}`);
+  for (const specifier of Object.values(OWN_GRAMMARS)) {
+    const pkg = /^npm:((?:@[^/]+\/)?[^@/]+@[^/]+)\//.exec(specifier)![1];
+    const name = pkg.slice(0, pkg.lastIndexOf("@"));
+    assert.equal(imports[name], `npm:${pkg}`, specifier);
+  }
 });
 
 Deno.test("codeDocument: headings per definition, own lines only, numbered; names select them", async () => {

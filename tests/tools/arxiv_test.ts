@@ -131,13 +131,14 @@ Deno.test("arxiv interception: a PDF URL gives the record with a note; abs URLs 
   assert.ok(section.body.some((l) => l.includes("large $N$ limit")), section.text);
 });
 
-Deno.test("arxiv interception: /html/ full-text URLs are not intercepted", async () => {
+Deno.test("arxiv interception: /html/ full-text URLs read the page itself, not the record", async () => {
   const a = await call(
     client,
     { url: "https://arxiv.org/html/1706.03762v7" },
     "web_fetch_incisive",
   );
-  // The generic path asks for the page itself (no GET is recorded), not the API.
+  // The page itself is asked for (no GET is recorded here), not only the API; the shelf side is
+  // in records_test.ts.
   assert.equal(a.isError, true);
   assert.match(a.text, /GET https:\/\/arxiv\.org\/html\/1706\.03762v7/);
 });

@@ -23,6 +23,10 @@ import {
   frontmatterText,
 } from "../support/mcp_client.ts";
 
+/** The heading line of post `n` (any level: replies sit deeper). */
+const postHeading = (body: string[], n: number): string | undefined =>
+  body.find((l) => new RegExp(`^#{2,6} ${n} · @`).test(l));
+
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = " (skipped: needs PARKOUR_SHARED_DIR for the real Discourse captures)";
 
@@ -79,7 +83,7 @@ Deno.test("discourse topic: raw Markdown per post, every post a section, paged t
   assert.equal(a.fm.content_type, "record");
   assert.equal(a.body[0], "# Welcome to the example forum");
   assert.ok(a.body.includes("25 posts | 321 views | 2024-03-01 10:15 UTC | tags: meta, howto"));
-  for (let n = 1; n <= 25; n++) assert.ok(a.body.includes(`## ${n}`), `post ${n} heading`);
+  for (let n = 1; n <= 25; n++) assert.ok(postHeading(a.body, n), `post ${n} heading`);
   // Posts 21 to 25 came from the posts.json batch.
   assert.ok(a.body.some((l) => l.includes("marker25word")));
   assert.ok(a.body.includes("**@user3** — reply to #1 — 2024-03-03 10:15 UTC"));
@@ -111,18 +115,37 @@ Deno.test("discourse topic: posts 1 to 9 are sections; a numeric heading inside 
   assert.match(found.body.join("\n"), /marker7word/);
 });
 
+Deno.test("discourse topic: the outline is the reply tree, with each post's author and whom it answers", async () => {
+  const url = `${FORUM}/t/42`;
+  const o = await call(client, "web_fetch_sections", { url });
+  assert.equal(o.isError, false, o.text);
+  const line = (n: number) => o.body.find((l) => new RegExp(`- ${n} · @`).test(l)) ?? "";
+  const indent = (n: number) => line(n).search(/\S/);
+  // Post 3 answers post 1: listed right after it (before post 2), one level deeper.
+  assert.match(line(3), /- 3 · @user3 · reply to #1 \(#3\)$/);
+  assert.ok(indent(3) > indent(1), o.body.join("\n"));
+  assert.ok(o.body.indexOf(line(3)) < o.body.indexOf(line(2)), "replies follow their post");
+  // A post that answers the topic stays at the top level.
+  assert.equal(indent(2), indent(1));
+  // auto_expand on a post brings its replies; section=N still names post N.
+  const one = await call(client, "web_fetch_incisive", { url, section: "1", auto_expand: true });
+  assert.match(one.body.join("\n"), /@user3\*\* — reply to #1/);
+  const three = await call(client, "web_fetch_incisive", { url, section: "#3" });
+  assert.match(three.body.join("\n"), /Post three replies with a quote/);
+});
+
 Deno.test("discourse topic: a long topic comes in pages of 100 posts with a hint to the next page", async () => {
   const a = await call(client, "discourse", { action: "topic", query: `${FORUM}/t/long/50` });
   assert.equal(a.isError, false, a.text);
   assert.equal(a.fm.posts, 130);
   assert.equal(a.fm.showing_posts, "1-100");
-  assert.ok(a.body.includes("## 100") && !a.body.includes("## 101"));
+  assert.ok(postHeading(a.body, 100) && !postHeading(a.body, 101));
   const next = asList(a.fm.hint).map(String).find((h) => /more posts/.test(h));
   assert.equal(next, `30 more posts after post 100: read them from ${FORUM}/t/50/101`);
   const b = await call(client, "discourse", { action: "topic", query: `${FORUM}/t/50/101` });
   assert.equal(b.isError, false, b.text);
   assert.equal(b.fm.showing_posts, "101-130");
-  assert.ok(b.body.includes("## 130") && !b.body.includes("## 100"));
+  assert.ok(postHeading(b.body, 130) && !postHeading(b.body, 100));
   assert.ok(!asList(b.fm.hint).some((h) => /more posts/.test(String(h))));
 });
 
@@ -137,9 +160,17 @@ Deno.test("discourse interception: a generic fetch of a topic page with x-discou
   const o = await call(client, "web_fetch_sections", { url: `${FORUM}/t/welcome/42` });
   assert.equal(o.isError, false, o.text);
   for (const n of [1, 2, 9, 25]) {
-    assert.ok(o.body.includes(`  - ${n} (#${n})`), `outline lists post ${n}: ${o.body.join("\n")}`);
+    assert.ok(
+      o.body.some((l) =>
+        new RegExp(`^ *- ${n} · @user${n}( · reply to #\\d+)? \\(#${n}\\)$`).test(l)
+      ),
+      `outline lists post ${n}: ${o.body.join("\n")}`,
+    );
   }
-  assert.ok(o.body.includes("    - Welcome (#welcome)"), "a post's heading nests under the post");
+  assert.ok(
+    o.body.some((l) => /^ +- Welcome \(#welcome\)$/.test(l)),
+    "a post's heading nests under the post",
+  );
   assert.match(o.text, /Welcome to the example forum/);
   // A list page carries the header too, but is not a topic: it stays on the web path.
   const l = await call(client, "web_fetch_incisive", { url: `${FORUM}/latest` });
@@ -220,7 +251,7 @@ Deno.test({
     assert.equal(a.isError, false, a.text);
     assert.equal(a.fm.posts, 1);
     assert.equal(a.body[0], "# New to Discourse? Start here!");
-    assert.ok(a.body.includes("## 1"));
+    assert.ok(postHeading(a.body, 1));
     assert.ok(a.body.includes("#### Want to run your own Discourse site?"));
     const s = await call(client, "web_fetch_incisive", {
       url: "https://meta.discourse.org/t/1",
@@ -242,7 +273,7 @@ Deno.test({
     });
     assert.equal(a.isError, false, a.text);
     assert.equal(a.fm.posts, 446);
-    assert.ok(a.body.includes("## 452"), a.body.slice(0, 8).join("\n"));
+    assert.ok(postHeading(a.body, 452), a.body.slice(0, 8).join("\n"));
     assert.ok(asList(a.fm.note).some((n) => /rendered HTML/.test(String(n))));
   },
 });

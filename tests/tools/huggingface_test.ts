@@ -120,8 +120,15 @@ Deno.test("huggingface model: a quant whose count disagrees with its bytes withh
   assert.equal(a.fm.base_model, "acme/tiny-llama-bf16");
   assert.equal(a.fm.lineage_relation, "quantized");
   const see = list(a.fm.see_also);
-  assert.ok(see.includes("action=model query='acme/tiny-llama-bf16' for the base model"));
-  assert.ok(see.includes("action=search query='tiny-llama' for sibling quants of the same family"));
+  assert.ok(
+    see.includes("huggingface action=model query='acme/tiny-llama-bf16' for the base model"),
+    see.join("\n"),
+  );
+  assert.ok(
+    see.includes(
+      "huggingface action=search query='tiny-llama' for sibling quants of the same family",
+    ),
+  );
   assert.ok(list(a.fm.hint).some((h) => h.includes("action=quant_audit")));
 });
 
@@ -481,7 +488,7 @@ Deno.test({
     assert.equal(a.fm.base_model, "FacebookAI/roberta-base");
     assert.ok(
       list(a.fm.see_also).includes(
-        "action=model query='FacebookAI/roberta-base' for the base model",
+        "huggingface action=model query='FacebookAI/roberta-base' for the base model",
       ),
     );
   },

@@ -68,7 +68,10 @@ Deno.test("ietf rfc: with Semantic Scholar enabled, the record points to it by D
   try {
     const a = await call(s2, "ietf", { action: "rfc", query: "2119" });
     assert.equal(a.isError, false, a.text);
-    assert.match(String(a.fm.see_also), /Semantic Scholar tool with DOI:10\.17487\/RFC2119/);
+    assert.match(
+      String(a.fm.see_also),
+      /semantic_scholar with action=paper query=DOI:10\.17487\/RFC2119/,
+    );
   } finally {
     await s2.close();
   }

@@ -73,7 +73,7 @@ Deno.test("mediawiki page: a redirect followed and said; infobox as a table, foo
   assert.ok(asList(a.fm.note).some((n) => /followed a wiki redirect/.test(String(n))));
   assert.match(
     String(a.fm.see_also),
-    /action='references' .*4 numbered footnotes .*2 inline author-date citations/,
+    /^mediawiki with action=references resolves 4 numbered footnotes .*2 inline author-date citations/,
   );
   const text = a.body.join("\n");
   assert.ok(a.body.includes("*(Redirected from Lovelace)*"));

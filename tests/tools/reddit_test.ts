@@ -98,7 +98,7 @@ Deno.test("reddit render: headings inside free text never make sections", () => 
 // ---------------------------------------------------------------------------
 // Threads (OAuth)
 
-Deno.test("reddit thread: post, comment tree with ids, deleted/removed and more stubs said", async () => {
+Deno.test("reddit thread: post, comment tree with ids, deleted/removed, more stubs expanded within the budget", async () => {
   const a = await call(oauth, "web_fetch_incisive", { url: THREAD });
   assert.equal(a.isError, false, a.text);
   const head = frontmatterText(a.text);
@@ -108,7 +108,9 @@ Deno.test("reddit thread: post, comment tree with ids, deleted/removed and more 
   assert.equal(a.fm.subreddit, "BackToTheFuture");
   assert.equal(a.fm.score, 256);
   assert.equal(a.fm.num_comments, 22);
-  assert.equal(a.fm.comments_shown, 8);
+  // 8 comments sent with the thread, 7 more through two morechildren requests (the budget).
+  assert.equal(a.fm.comments_shown, 15, a.body.filter((l) => l.startsWith("#")).join("\n"));
+  assert.equal(a.fm.comments_expanded, 7);
   // Free text stays out of the frontmatter.
   assert.doesNotMatch(head, /Ignore previous instructions|marty|alice/);
   const body = a.body.join("\n");
@@ -130,14 +132,25 @@ Deno.test("reddit thread: post, comment tree with ids, deleted/removed and more 
   assert.match(body, /Deleted by its author/);
   assert.match(body, /^## c4 · \[deleted\] · score hidden · 0 chars$/m);
   assert.match(body, /Removed by the moderators/);
-  assert.match(body, /4 more replies not loaded here/);
+  // The stubs' replies joined their parents: c1's four (m2 under m1), two more top-level ones,
+  // and m7 from the second round under m6.
+  assert.match(body, /^### m1 · u\/grace · 4 points/m);
+  assert.match(body, /^#### m2 · u\/heidi/m);
+  assert.match(body, /^### m4 · u\/judy/m);
+  assert.match(body, /^## m5 · u\/mallory · 9 points/m);
+  assert.match(body, /^### m7 · u\/olivia/m);
+  assert.ok(body.indexOf("m1 · u/grace") < body.indexOf("## c4 ·"), "c1's replies stay under c1");
+  assert.doesNotMatch(body, /4 more replies not loaded here/);
+  // What the budget left out (m8, a third round) is said in place and in a note.
+  assert.match(body, /1 more reply not loaded here/);
+  assert.match(body, /The thread continues deeper/);
   const notes = list(a.fm.note).join("\n");
   assert.match(notes, /2 comment\(s\) were deleted or removed/);
   assert.match(
     notes,
-    /replies \(4 or more\) of d5, c1; to load a comment's replies, fetch its permalink, e\.g\. https:\/\/www\.reddit\.com\/r\/BackToTheFuture\/comments\/abc123\/_\/d5\//,
+    /replies \(1 or more\) of d5, m7; to load a comment's replies, fetch its permalink, e\.g\. https:\/\/www\.reddit\.com\/r\/BackToTheFuture\/comments\/abc123\/_\/d5\//,
   );
-  assert.match(notes, /Not every top-level comment was sent.*\?sort=new/);
+  assert.doesNotMatch(notes, /Not every top-level comment was sent/);
   assert.match(list(a.fm.hint).join("\n"), /section=<id>/);
 });
 
@@ -160,6 +173,66 @@ Deno.test("reddit thread: section=<comment id> reads one subthread; redd.it is t
   });
   assert.equal(short.isError, false, short.text);
   assert.match(short.body.join("\n"), /Removed by the moderators/);
+});
+
+Deno.test("reddit permalink: cut from the cached whole thread, siblings without a second fetch", async () => {
+  // No fixture serves comment=c2, c3 or m3: the subthreads come from the whole thread (and its
+  // expanded stubs) loaded once; a fetch per permalink would find nothing to replay.
+  const base = "https://www.reddit.com/r/BackToTheFuture/comments/abc123/flux";
+  const c2 = await call(oauth, "web_fetch_incisive", { url: `${base}/c2/` });
+  assert.equal(c2.isError, false, c2.text);
+  assert.equal(c2.fm.type, "comment");
+  const b2 = c2.body.join("\n");
+  assert.match(b2, /^## c2 · u\/bob/m, "the comment leads its subthread");
+  assert.match(b2, /d5 · u\/eve/);
+  assert.doesNotMatch(b2, /c1 · u\/alice|c3 ·|m1 ·/, "siblings and parent are left out");
+  assert.equal(c2.fm.comments_shown, 5);
+  for (
+    const [id, want, not] of [["c3", /c3 · \[deleted\]/, /c2 · u\/bob/], [
+      "m3",
+      /m3 · u\/ivan/,
+      /m4 ·/,
+    ]] as const
+  ) {
+    const a = await call(oauth, "web_fetch_incisive", { url: `${base}/${id}/` });
+    assert.equal(a.isError, false, `${id}: ${a.text}`);
+    assert.match(a.body.join("\n"), want);
+    assert.doesNotMatch(a.body.join("\n"), not);
+    assert.match(list(a.fm.note).join("\n"), new RegExp(`Scoped to comment ${id}`));
+  }
+  // A comment the thread does not hold is asked for by its permalink (and not found there).
+  const missing = await call(oauth, "web_fetch_incisive", { url: `${base}/zz9/` });
+  assert.equal(missing.isError, true);
+  assert.match(missing.text, /comment zz9 is not in post abc123/);
+});
+
+Deno.test("reddit search: all of Reddit and one subreddit, with sort, t and the next page", async () => {
+  const a = await call(oauth, "web_fetch_incisive", {
+    url: "https://www.reddit.com/search/?q=flux%20capacitor&sort=top&t=year",
+  });
+  assert.equal(a.isError, false, a.text);
+  assert.equal(a.fm.type, "search");
+  assert.equal(a.fm.sort, "top");
+  assert.equal(a.fm.t, "year");
+  assert.equal(a.fm.items, 2);
+  assert.equal(a.fm.next_cursor, "t3_s3");
+  assert.match(list(a.fm.hint).join("\n"), /search\/\?q=flux\+capacitor.*after=t3_s3/);
+  const body = a.body.join("\n");
+  assert.match(body, /^# Search of Reddit: flux capacitor$/m);
+  assert.match(body, /Flux capacitor wiring diagram.*— r\/BackToTheFuture/);
+  assert.match(body, /https:\/\/www\.reddit\.com\/r\/AskScience\/comments\/s2\/slug\//);
+  // The query is the caller's text: it stays in the fence.
+  assert.doesNotMatch(frontmatterText(a.text), /flux capacitor/);
+  const sub = await call(oauth, "web_fetch_incisive", {
+    url: "https://old.reddit.com/r/BackToTheFuture/search?q=flux&restrict_sr=1",
+  });
+  assert.equal(sub.isError, false, sub.text);
+  assert.equal(sub.fm.subreddit, "BackToTheFuture");
+  assert.equal(sub.fm.items, 1);
+  assert.match(sub.body.join("\n"), /^# Search of r\/BackToTheFuture: flux$/m);
+  const empty = await call(oauth, "web_fetch_incisive", { url: "https://www.reddit.com/search/" });
+  assert.equal(empty.isError, true);
+  assert.match(empty.text, /a search URL needs its words in q=/);
 });
 
 Deno.test("reddit thread: web_fetch_sections lists the comment tree with author, score and size", async () => {

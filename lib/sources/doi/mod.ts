@@ -19,6 +19,7 @@
  */
 import { Document, type DocumentFact } from "../../content/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
+import { callTool, messageFact, seeAlso } from "../../hint.ts";
 import { NetError } from "../../net/errors.ts";
 import type { CitationInput, WorkKind } from "../../shelf/record.ts";
 import {
@@ -319,12 +320,12 @@ export function doiDocument(
   const relations = relationFacts(enriched);
   if (relations.length > 0) facts2.push({ key: "relation", value: relations });
   try {
-    facts2.push({
-      key: "see_also",
-      value: trusted.text`DOI:${
-        trusted.doi(doi)
-      } with Semantic Scholar for citation counts and references`,
-    });
+    const query = `DOI:${trusted.doi(doi)}`;
+    facts2.push(messageFact(
+      seeAlso`citation counts and references: ${
+        callTool("semantic_scholar", { action: "paper", query })
+      }`,
+    ));
   } catch { /* see above */ }
 
   return new Document({

@@ -277,6 +277,66 @@ export async function githubJson<T>(
   return { data, headers: result.headers };
 }
 
+/**
+ * POSTs a GraphQL query (discussions have no REST API). GitHub's GraphQL
+ * endpoint needs a token, so without one this says how to set it up. A
+ * query error of type NOT_FOUND reads as a 404.
+ */
+export async function githubGraphql<T>(
+  query: string,
+  variables: Record<string, unknown>,
+  what: What,
+  options: RequestOptions = {},
+): Promise<JsonAnswer<T>> {
+  if (!githubToken().token) {
+    throw new NetError(
+      "status",
+      `GitHub serves ${what} only through its GraphQL API, which needs a token: set GITHUB_TOKEN (or ~/.config/parkour/github_token, mode 600); a token with no scopes reads public repositories`,
+      `${GITHUB_API}/graphql`,
+      { remote: { status: 401 } },
+    );
+  }
+  const result = checkGithub(
+    await defaultNet().fetch(`${GITHUB_API}/graphql`, {
+      method: "POST",
+      signal: options.signal,
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      deadlineMs: options.deadlineMs,
+      retry: false,
+      headers: {
+        accept: "application/json",
+        "content-type": "application/json",
+        ...authHeaders(),
+      },
+      body: JSON.stringify({ query, variables }),
+    }),
+    what,
+  );
+  let data: { data?: T; errors?: { type?: string; message?: string }[] };
+  try {
+    data = JSON.parse(result.text());
+  } catch {
+    throw new GithubFormatError(`GitHub's answer for ${what} was not JSON; try again later`);
+  }
+  const error = Array.isArray(data?.errors) ? data.errors[0] : undefined;
+  if (error) {
+    throw new NetError(
+      "status",
+      error.type === "NOT_FOUND"
+        ? `Not found on GitHub: ${what} does not exist, or it is private (or the token has no access to it). Check the owner, repository and number.`
+        : `GitHub's GraphQL API refused the query for ${what}: ${
+          String(error.message ?? error.type ?? "error").slice(0, 200)
+        }`,
+      result.url,
+      { remote: { status: error.type === "NOT_FOUND" ? 404 : 422 } },
+    );
+  }
+  if (data?.data === undefined || data.data === null) {
+    throw new GithubFormatError(`GitHub's answer for ${what} held no data; try again later`);
+  }
+  return { data: data.data, headers: result.headers };
+}
+
 /** GETs a raw file; undefined on 404 when `missingOk`. */
 export async function githubRaw(
   url: string,

@@ -20,16 +20,25 @@
  * @module
  */
 
-import { hint, messageFact, ph, readPage } from "../../hint.ts";
+import { callTool, hint, messageFact, ph, readPage } from "../../hint.ts";
 import { envelopeReady, yamlModule } from "../../yaml.ts";
 import { codeDocument, type CodeFile } from "../../content/code.ts";
 import { Document, type DocumentFact, type Sized } from "../../content/document.ts";
 import { SourceError } from "../errors.ts";
 import { trusted } from "../../trust.ts";
 import { LARGE_MAX_BYTES } from "../../net/fetch.ts";
+import { NetError } from "../../net/errors.ts";
 import type { CitationInput } from "../../shelf/record.ts";
 import { githubScorecard } from "../depsdev.ts";
-import { GITHUB_RAW, githubJson, githubRaw, githubToken, optional, rateWarnings } from "./api.ts";
+import {
+  GITHUB_RAW,
+  githubGraphql,
+  githubJson,
+  githubRaw,
+  githubToken,
+  optional,
+  rateWarnings,
+} from "./api.ts";
 import {
   arr,
   day,
@@ -39,6 +48,7 @@ import {
   renderAccount,
   renderCommit,
   renderCompare,
+  renderDiscussion,
   renderGist,
   renderRelease,
   renderReleases,
@@ -73,6 +83,7 @@ export const GITHUB_TYPES = [
   "compare",
   "releases",
   "release",
+  "discussion",
 ] as const;
 
 /** Thread states. */
@@ -301,20 +312,15 @@ export async function loadThread(
   if (pull) facts.push(fact("review_comments", num(item, "review_comments") ?? reviewList.length));
   const shown = (paging.page - 1) * paging.limit + commentList.length;
   if (total > shown || reviewList.length === paging.limit) {
-    facts.push(
-      {
-        mcpOnly: true,
-        ...fact(
-          "hint",
-          trusted
-            .text`comments ${
-            (paging.page - 1) * paging.limit + 1
-          }-${shown} of ${total} are shown; the github tool (action=${
-            trusted.oneOf(["issue", "pull_request"], pull ? "pull_request" : "issue")
-          }, page=${paging.page + 1}) reads the next page`,
-        ),
-      },
-    );
+    facts.push(messageFact(
+      hint`comments ${(paging.page - 1) * paging.limit + 1}-${shown} of ${total} are shown; ${
+        callTool("github", {
+          action: pull ? "pull_request" : "issue",
+          query: `${t.owner}/${t.repo}#${t.number}`,
+          page: paging.page + 1,
+        })
+      } reads the next page`,
+    ));
   }
   if (rendered.anchors.size > 0) {
     facts.push(
@@ -470,16 +476,11 @@ export async function loadRepo(
   }
   if (cff) facts.push(fact("citation_cff", true));
   if (templates && templates > 0) {
-    facts.push(
-      {
-        mcpOnly: true,
-        ...fact(
-          "hint",
-          trusted
-            .text`the repository has a custom issue submission flow: read it with the github tool (action=issue_templates) before filing an issue`,
-        ),
-      },
-    );
+    facts.push(messageFact(
+      hint`the repository has a custom issue submission flow: read it with ${
+        callTool("github", { action: "issue_templates", query: `${t.owner}/${t.repo}` })
+      } before filing an issue`,
+    ));
   }
   facts.push(...rateWarnings(main.headers));
   return new Document({
@@ -543,6 +544,84 @@ async function loadAccount(name: string, options: GithubLoadOptions): Promise<Do
       fact("public_repos", num(account.data, "public_repos") ?? 0),
       ...rateWarnings(repos.headers),
     ],
+  });
+}
+
+/** Comments and replies per comment a discussion answer holds. */
+export const DISCUSSION_COMMENTS = 50;
+/** Replies per comment. */
+export const DISCUSSION_REPLIES = 20;
+
+const DISCUSSION_QUERY = `query($owner: String!, $repo: String!, $number: Int!) {
+  repository(owner: $owner, name: $repo) {
+    discussion(number: $number) {
+      number title body createdAt upvoteCount closed
+      author { login }
+      category { name }
+      answer { databaseId }
+      comments(first: ${DISCUSSION_COMMENTS}) {
+        totalCount
+        nodes {
+          databaseId body createdAt upvoteCount isAnswer
+          author { login }
+          replies(first: ${DISCUSSION_REPLIES}) {
+            totalCount
+            nodes { databaseId body createdAt author { login } }
+          }
+        }
+      }
+    }
+  }
+}`;
+
+async function loadDiscussion(
+  t: { owner: string; repo: string; number: number },
+  options: GithubLoadOptions,
+): Promise<Document> {
+  const what = `discussion ${t.owner}/${t.repo}#${t.number}`;
+  const r = await githubGraphql<Json>(
+    DISCUSSION_QUERY,
+    { owner: t.owner, repo: t.repo, number: t.number },
+    what,
+    options,
+  );
+  const d = obj(obj(r.data, "repository"), "discussion");
+  if (!d || (!str(d, "title") && !str(d, "body"))) {
+    throw new GithubContentError(`Not found on GitHub: ${what} does not exist, or it is private`);
+  }
+  const rendered = renderDiscussion(d);
+  const comments = obj(d, "comments");
+  const total = num(comments, "totalCount") ?? 0;
+  const shown = arr(comments, "nodes").length;
+  const facts: DocumentFact[] = [
+    fact("api", trusted.text`GitHub (GraphQL)`),
+    typeFact("discussion"),
+    fact("comments", total),
+    fact("answered", num(obj(d, "answer"), "databaseId") !== undefined),
+    ...rateWarnings(r.headers),
+  ];
+  if (total > shown) {
+    facts.push(fact(
+      "note",
+      trusted
+        .text`the first ${shown} of ${total} comments are shown (with up to ${DISCUSSION_REPLIES} replies each); the rest are on the discussion's page`,
+    ));
+  }
+  if (shown > 0) {
+    facts.push(messageFact(
+      hint`each comment is a section named by its id: ${
+        readPage({ section: ph("dc_id"), auto_expand: true })
+      } reads a comment with its replies`,
+    ));
+  }
+  return new Document({
+    url: `https://github.com/${t.owner}/${t.repo}/discussions/${t.number}`,
+    kind: "record",
+    title: "",
+    markdown: rendered.markdown,
+    anchors: rendered.anchors,
+    source: "github",
+    facts,
   });
 }
 
@@ -690,6 +769,62 @@ async function loadReleases(
   });
 }
 
+/**
+ * Loads a blob or tree URL's target; when GitHub finds nothing at the first
+ * segment as the ref and the URL had more segments, the branch or tag may
+ * have a `/` in its name (feature/x): the refs API names the ones that start
+ * with that segment, and the longest that leads the URL's path is used.
+ */
+async function withSlashRef<
+  T extends { owner: string; repo: string; ref?: string; path: string; refPath?: string },
+>(
+  target: T,
+  options: GithubLoadOptions,
+  load: (t: T) => Promise<Document>,
+  explicit = false,
+): Promise<Document> {
+  try {
+    return await load(target);
+  } catch (error) {
+    if (!target.refPath || !(error instanceof NetError) || error.remote?.status !== 404) {
+      throw error;
+    }
+    const split = await slashRef(target.owner, target.repo, target.refPath, options);
+    if (!split || split.ref === target.ref) throw error;
+    return await load({ ...target, ref: explicit ? split.full : split.ref, path: split.path });
+  }
+}
+
+/** The branch or tag with `/` that leads `refPath` (longest first), and the path after it. */
+export async function slashRef(
+  owner: string,
+  repo: string,
+  refPath: string,
+  options: GithubLoadOptions = {},
+): Promise<{ ref: string; full: string; path: string } | undefined> {
+  const first = refPath.split("/")[0];
+  const names: { name: string; full: string }[] = [];
+  for (const kind of ["heads", "tags"] as const) {
+    const r = await optional(`${kind} matching ${first}`, () =>
+      githubJson<Json[]>(
+        `/repos/${owner}/${repo}/git/matching-refs/${kind}/${encodeURIComponent(first)}`,
+        `the ${kind === "heads" ? "branches" : "tags"} of ${owner}/${repo} starting with ${first}`,
+        options,
+      ));
+    for (const item of arr(r?.data)) {
+      const full = str(item, "ref");
+      const name = full.replace(/^refs\/(?:heads|tags)\//, "");
+      if (name.includes("/") && (refPath === name || refPath.startsWith(`${name}/`))) {
+        names.push({ name, full });
+      }
+    }
+  }
+  const best = names.sort((a, b) => b.name.length - a.name.length)[0];
+  return best === undefined
+    ? undefined
+    : { ref: best.name, full: best.full, path: refPath.slice(best.name.length + 1) };
+}
+
 /** The Document of a parsed GitHub target. */
 export function loadTarget(
   target: GithubTarget,
@@ -697,9 +832,10 @@ export function loadTarget(
 ): Promise<Document> {
   switch (target.kind) {
     case "file":
-      return loadFile(target, options);
+      // Raw URLs spell a resolved branch or tag explicitly (refs/heads/feature/x).
+      return withSlashRef(target, options, (t) => loadFile(t, options), true);
     case "tree":
-      return loadTree(target, options);
+      return withSlashRef(target, options, (t) => loadTree(t, options));
     case "repo":
       return loadRepo(target, options);
     case "account":
@@ -708,6 +844,8 @@ export function loadTarget(
       return loadThread(target, false, undefined, options);
     case "pull":
       return loadThread(target, true, undefined, options);
+    case "discussion":
+      return loadDiscussion(target, options);
     case "gist":
       return loadGist(target.id, options);
     case "wiki":

@@ -457,3 +457,56 @@ export function renderRelease(r: Json): string {
   }
   return lines.join("\n") + "\n";
 }
+
+function login(node: Json): string {
+  return `@${str(obj(node, "author"), "login") || "ghost"}`;
+}
+
+/**
+ * A discussion (GraphQL `Discussion`) as Markdown: the opening post, then
+ * one heading per comment (`dc_<id>`) with its replies nested one level
+ * below, each saying whom it answers; the accepted answer is marked.
+ */
+export function renderDiscussion(d: Json): Rendered {
+  const b = new Builder();
+  const comments = obj(d, "comments");
+  const meta = [
+    `**discussion** · ${str(obj(d, "category"), "name") || "uncategorised"}`,
+    `by **${login(d)}**`,
+    `opened ${day(str(d, "createdAt"))}`,
+    `${num(comments, "totalCount") ?? 0} comments`,
+    `${num(d, "upvoteCount") ?? 0} upvotes`,
+  ];
+  if (d.closed === true) meta.push("closed");
+  b.add(`# ${str(d, "title").replace(/\s+/g, " ").trim() || "(untitled)"}\n\n`);
+  b.add(meta.join(" · ") + "\n\n");
+  const body = str(d, "body").trim();
+  b.add((body ? demote(body, 2) : "*No description provided.*") + "\n\n");
+  const nodes = arr(comments, "nodes");
+  if (nodes.length > 0) b.heading(undefined, "## Comments");
+  for (const c of nodes) {
+    const id = num(c, "databaseId");
+    const mark = c.isAnswer === true ? " · accepted answer" : "";
+    b.heading(
+      id !== undefined ? `dc_${id}` : undefined,
+      `### dc_${id ?? "?"} — ${login(c)}, ${day(str(c, "createdAt"))} · ${
+        num(c, "upvoteCount") ?? 0
+      } upvotes${mark}`,
+    );
+    b.add(demote(str(c, "body").trim(), 3) + "\n\n");
+    const replies = obj(c, "replies");
+    for (const r of arr(replies, "nodes")) {
+      const rid = num(r, "databaseId");
+      b.heading(
+        rid !== undefined ? `dc_${rid}` : undefined,
+        `#### dc_${rid ?? "?"} — ${login(r)}, ${day(str(r, "createdAt"))} (reply to dc_${
+          id ?? "?"
+        })`,
+      );
+      b.add(demote(str(r, "body").trim(), 4) + "\n\n");
+    }
+    const more = (num(replies, "totalCount") ?? 0) - arr(replies, "nodes").length;
+    if (more > 0) b.add(`*${more} more repl${more === 1 ? "y" : "ies"} not loaded here.*\n\n`);
+  }
+  return b.result();
+}

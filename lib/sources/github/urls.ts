@@ -61,12 +61,29 @@ const SYSTEM_PAGES = new Set([
 
 /** What a GitHub URL or tool query names. */
 export type GithubTarget =
-  | { kind: "file"; owner: string; repo: string; ref: string; path: string }
-  | { kind: "tree"; owner: string; repo: string; ref?: string; path: string }
+  | {
+    kind: "file";
+    owner: string;
+    repo: string;
+    ref: string;
+    path: string;
+    /** The ref and path as the URL wrote them, when a ref with `/` could claim more of it. */
+    refPath?: string;
+  }
+  | {
+    kind: "tree";
+    owner: string;
+    repo: string;
+    ref?: string;
+    path: string;
+    /** As for files. */
+    refPath?: string;
+  }
   | { kind: "repo"; owner: string; repo: string }
   | { kind: "account"; name: string }
   | { kind: "issue"; owner: string; repo: string; number: number }
   | { kind: "pull"; owner: string; repo: string; number: number }
+  | { kind: "discussion"; owner: string; repo: string; number: number }
   | { kind: "gist"; id: string }
   | { kind: "wiki"; owner: string; repo: string; page?: string }
   | { kind: "commit"; owner: string; repo: string; sha: string }
@@ -155,12 +172,26 @@ export function parseGithubUrl(url: URL): GithubTarget | undefined {
   if (parts.length === 2) return { kind: "repo", ...base };
   const [, , section, ...rest] = parts;
   switch (section) {
+    // A branch or tag may hold '/' (feature/x): the first segment is tried as the ref, and
+    // refPath lets the loader find a longer ref against the refs API when that fails.
     case "blob":
       if (rest.length < 2) return undefined;
-      return { kind: "file", ...base, ref: rest[0], path: rest.slice(1).join("/") };
+      return {
+        kind: "file",
+        ...base,
+        ref: rest[0],
+        path: rest.slice(1).join("/"),
+        ...(rest.length > 2 ? { refPath: rest.join("/") } : {}),
+      };
     case "tree":
       if (rest.length === 0) return undefined;
-      return { kind: "tree", ...base, ref: rest[0], path: rest.slice(1).join("/") };
+      return {
+        kind: "tree",
+        ...base,
+        ref: rest[0],
+        path: rest.slice(1).join("/"),
+        ...(rest.length > 1 ? { refPath: rest.join("/") } : {}),
+      };
     case "issues":
     case "pull": {
       if (!/^\d{1,9}$/.test(rest[0] ?? "")) return undefined;
@@ -169,6 +200,9 @@ export function parseGithubUrl(url: URL): GithubTarget | undefined {
         ? { kind: "issue", ...base, number }
         : { kind: "pull", ...base, number };
     }
+    case "discussions":
+      if (rest.length !== 1 || !/^\d{1,9}$/.test(rest[0])) return undefined;
+      return { kind: "discussion", ...base, number: Number(rest[0]) };
     case "wiki":
       return { kind: "wiki", ...base, page: rest.length > 0 ? rest.join("/") : undefined };
     case "commit":

@@ -23,6 +23,7 @@
 import { codeDocument } from "../../content/code.ts";
 import { Document, type DocumentFact } from "../../content/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
+import { callTool, messageFact } from "../../hint.ts";
 import { credential } from "../../config.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
@@ -565,9 +566,16 @@ function tryT<T>(make: () => T): T | undefined {
 function facts() {
   const list: DocumentFact[] = [];
   const add = (key: string, value: Trusted | number | boolean | undefined) => {
-    // Hints that name the huggingface tool's actions mean nothing on the other faces.
-    const mcpOnly = key === "hint" && /\baction=/.test(String(value));
-    if (value !== undefined) list.push(mcpOnly ? { key, value, mcpOnly } : { key, value });
+    if (value === undefined) return;
+    const text = String(value);
+    // A next step that is a huggingface tool call names the tool: shown where it is active.
+    if ((key === "hint" || key === "see_also") && text.startsWith("action=")) {
+      list.push(messageFact({ kind: key, parts: [callTool("huggingface"), " ", text] }));
+      return;
+    }
+    // Other hints that name the huggingface tool's actions mean nothing on the other faces.
+    const mcpOnly = key === "hint" && /\baction=/.test(text);
+    list.push(mcpOnly ? { key, value, mcpOnly } : { key, value });
   };
   return { list, add };
 }

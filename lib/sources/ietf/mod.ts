@@ -15,10 +15,10 @@
  *
  * @module
  */
-import { s2LicenceAccepted } from "../../config.ts";
 import { Document, type DocumentFact } from "../../content/document.ts";
 import type { Trusted } from "../../trust.ts";
 import { trusted } from "../../trust.ts";
+import { callTool, hint, messageFact, ph, seeAlso } from "../../hint.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import type { FetchResult } from "../../net/fetch.ts";
@@ -524,31 +524,26 @@ export function rfcFacts(record: RfcRecord): DocumentFact[] {
   });
   if (record.obsoletedBy.length > 0) {
     const latest = Math.max(...record.obsoletedBy);
-    facts.push({
-      key: "hint",
-      mcpOnly: true,
-      value: trusted
-        .text`this RFC is obsoleted; the current text is RFC ${latest}: call the IETF tool with action=rfc query=${latest}`,
-    });
+    facts.push(messageFact(
+      hint`this RFC is obsoleted; the current text is RFC ${latest}: ${
+        callTool("ietf", { action: "rfc", query: latest })
+      }`,
+    ));
   }
   for (const s of record.subseries) {
     const id = trusted.matching(`${s.series} ${s.number}`, SUBSERIES_ID);
-    facts.push({
-      key: "hint",
-      mcpOnly: true,
-      value: trusted
-        .text`part of ${id}: call the IETF tool with action=subseries query='${id}' to list the RFCs of that bundle`,
-    });
+    facts.push(messageFact(
+      hint`part of ${String(id)}: ${
+        callTool("ietf", { action: "subseries", query: String(id) })
+      } lists the RFCs of that bundle`,
+    ));
   }
-  if (s2LicenceAccepted()) {
-    facts.push({
-      key: "see_also",
-      value: trusted
-        .text`citation counts and citing papers: the Semantic Scholar tool with DOI:${
-        trusted.doi(rfcDoi(n))
-      }`,
-    });
-  }
+  // Shown only where the Semantic Scholar tool is active (the hint names it).
+  facts.push(messageFact(
+    seeAlso`citation counts and citing papers: ${
+      callTool("semantic_scholar", { action: "paper", query: `DOI:${trusted.doi(rfcDoi(n))}` })
+    }`,
+  ));
   if (status === "unknown") {
     facts.push({
       key: "note",
@@ -729,12 +724,11 @@ export function draftFacts(record: DraftRecord): DocumentFact[] {
     });
   }
   if (record.state === "RFC") {
-    facts.push({
-      key: "hint",
-      mcpOnly: true,
-      value: trusted
-        .text`this draft was published as an RFC: find its number with the IETF tool's search action on the title, then read it with action=rfc`,
-    });
+    facts.push(messageFact(
+      hint`this draft was published as an RFC: find its number with ${
+        callTool("ietf", { action: "search", query: ph("title") })
+      }, then read it with action=rfc`,
+    ));
   }
   return facts;
 }

@@ -22,6 +22,7 @@ import { Document, type DocumentFact } from "../../content/document.ts";
 import { htmlToMarkdown } from "../../content/html.ts";
 import type { FurniturePolicy } from "../../content/html.ts";
 import { trusted } from "../../trust.ts";
+import { callTool, messageFact, seeAlso } from "../../hint.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import { DEFAULT_MAX_BYTES, type FetchOptions, LARGE_MAX_BYTES } from "../../net/fetch.ts";
@@ -635,14 +636,11 @@ function articleFacts(parsed: Parsed, markdown: string): DocumentFact[] {
         }])`,
       );
     }
-    facts.push({
-      key: "see_also",
-      value: parts.length === 2
-        ? trusted.text`use the mediawiki tool's action='references' to resolve: ${parts[0]}; ${
-          parts[1]
-        }`
-        : trusted.text`use the mediawiki tool's action='references' to resolve: ${parts[0]}`,
-    });
+    facts.push(messageFact(
+      seeAlso`${callTool("mediawiki", { action: "references" })} resolves ${
+        parts.map(String).join("; ")
+      }`,
+    ));
   }
   return facts;
 }

@@ -7,7 +7,15 @@
  *   addressable by the comment id: `section=<id>` reads one subthread and
  *   `web_fetch_sections` lists the tree. Replies Reddit did not send
  *   (`more` stubs) are said in place and in a note, with how to load them.
- * - Comment permalinks: the post and that comment's subthread only.
+ * - Comment permalinks: the post and that comment's subthread only, cut
+ *   from the whole thread, which is loaded once and kept (bounded in
+ *   bytes), so the permalinks of its other comments need no second fetch.
+ *   A comment the thread's answer does not hold (deep, or behind a stub) is
+ *   asked for by its own permalink.
+ * - Replies Reddit leaves out as `more` stubs are fetched with
+ *   `/api/morechildren` within a budget (at most {@link MORE_REQUESTS}
+ *   requests of {@link MORE_IDS} ids per thread); what stays out is said.
+ * - Search (`/search?q=`, `/r/<sub>/search?q=`): 25 posts a page.
  * - Subreddit listings (hot, new, top, rising, controversial; `t=`,
  *   `after=`) and user pages (about, then recent posts and comments): 25
  *   items, the next page's URL in a hint.
@@ -41,6 +49,7 @@ import {
   isRedditHost,
   parseRedditUrl,
   type RedditTarget,
+  SEARCH_SORTS,
   SORTS,
   SUBREDDIT,
   TIMES,
@@ -48,10 +57,187 @@ import {
   USERNAME,
 } from "./urls.ts";
 import type { Source } from "../router.ts";
+import { PageCache } from "../../net/cache.ts";
 import type { LoadOptions } from "../web.ts";
 
 /** Kinds of Reddit Documents, as the frontmatter's `type` says them. */
-export const REDDIT_TYPES = ["post", "comment", "subreddit", "front_page", "user"] as const;
+export const REDDIT_TYPES = [
+  "post",
+  "comment",
+  "subreddit",
+  "front_page",
+  "user",
+  "search",
+] as const;
+
+/** Most `/api/morechildren` requests made for one thread. */
+export const MORE_REQUESTS = 2;
+/** Most comment ids asked for in one `/api/morechildren` request (Reddit's cap is 100). */
+export const MORE_IDS = 100;
+/** Bytes of whole threads kept for their comment permalinks. */
+export const THREAD_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** A whole thread as the API sent it, its `more` stubs expanded within the budget. */
+interface Thread {
+  post: Json;
+  comments: Json[];
+  access: Access;
+  /** Comments added by `/api/morechildren`. */
+  expanded: number;
+  /** Whether a morechildren request failed (the stubs it asked for stay). */
+  expandFailed: boolean;
+  bytes: number;
+}
+
+const threads = new PageCache<Thread>({ maxBytes: THREAD_CACHE_BYTES, sizeOf: (t) => t.bytes });
+
+function threadKey(target: Extract<Target, { kind: "post" }>): string {
+  return `https://www.reddit.com/comments/${target.id}/?sort=${target.sort ?? ""}`;
+}
+
+/** The whole thread of a post: from the thread cache, or the API (stubs expanded). */
+async function loadThread(
+  target: Extract<Target, { kind: "post" }>,
+  signal?: AbortSignal,
+): Promise<Thread> {
+  const key = threadKey(target);
+  const hit = threads.get(key);
+  if (hit) return hit;
+  const whole = { ...target, comment: undefined };
+  const what = `post ${target.id}`;
+  const { data, access } = await redditJson(apiPath(whole), what, signal);
+  const thread = threadOf(data, what, target.id, access);
+  await expandMore(thread, target.id, signal);
+  thread.bytes = JSON.stringify([thread.post, thread.comments]).length * 2;
+  threads.set(key, thread);
+  return thread;
+}
+
+/** The post and comments of a `/comments/<id>` answer, checked. */
+function threadOf(data: unknown, what: string, id: string, access: Access): Thread {
+  if (!Array.isArray(data) || data.length < 2) {
+    throw new RedditContentError(
+      `Reddit's answer for ${what} was not the pair of listings (post, comments) it documents; try again later`,
+    );
+  }
+  const post = dataOf(children(data[0])[0]);
+  if (!post || children(data[0])[0].kind !== "t3") {
+    throw new RedditContentError(
+      `Not found on Reddit: post ${id} is not in the answer; check the id`,
+    );
+  }
+  return {
+    post,
+    comments: children(data[1]),
+    access,
+    expanded: 0,
+    expandFailed: false,
+    bytes: 0,
+  };
+}
+
+/** A `more` stub in a thread: the list holding it and its ids. */
+interface Stub {
+  list: Json[];
+  thing: Json;
+  ids: string[];
+}
+
+function stubsOf(list: Json[], out: Stub[] = []): Stub[] {
+  for (const thing of list) {
+    const d = typeof thing === "object" && thing !== null ? dataOf(thing) : undefined;
+    if (!d) continue;
+    if (thing.kind === "more") {
+      const ids = Array.isArray(d.children)
+        ? d.children.filter((c): c is string => typeof c === "string" && ID.test(c))
+        : [];
+      if (ids.length > 0) out.push({ list, thing, ids });
+    } else if (thing.kind === "t1" && d.replies && typeof d.replies === "object") {
+      // The replies' own array (not a filtered copy): an expanded stub is taken out of it.
+      stubsOf(repliesOf(d), out);
+    }
+  }
+  return out;
+}
+
+function commentIndex(list: Json[], index = new Map<string, Json>()): Map<string, Json> {
+  for (const thing of list) {
+    const d = dataOf(thing);
+    if (!d || thing.kind !== "t1") continue;
+    index.set(str(d, "id"), d);
+    if (d.replies && typeof d.replies === "object") commentIndex(children(d.replies), index);
+  }
+  return index;
+}
+
+/** The children array of a comment's replies, made when the comment has none. */
+function repliesOf(d: Json): Json[] {
+  if (!d.replies || typeof d.replies !== "object") d.replies = { kind: "Listing", data: {} };
+  const listing = dataOf(d.replies)!;
+  if (!Array.isArray(listing.children)) listing.children = [];
+  return listing.children as Json[];
+}
+
+/**
+ * Loads replies Reddit left out (`more` stubs with ids) through
+ * `/api/morechildren`, within {@link MORE_REQUESTS} requests; each comment
+ * it returns joins its parent by `parent_id`. A failed request leaves the
+ * remaining stubs in place.
+ */
+async function expandMore(thread: Thread, postId: string, signal?: AbortSignal): Promise<void> {
+  for (let round = 0; round < MORE_REQUESTS; round++) {
+    const stubs = stubsOf(thread.comments);
+    const ids: string[] = [];
+    const taken: Stub[] = [];
+    for (const stub of stubs) {
+      if (ids.length + stub.ids.length > MORE_IDS && ids.length > 0) break;
+      ids.push(...stub.ids.slice(0, MORE_IDS - ids.length));
+      taken.push(stub);
+    }
+    if (ids.length === 0) return;
+    let things: Json[];
+    try {
+      const { data } = await redditJson(
+        `/api/morechildren?api_type=json&link_id=t3_${postId}&children=${ids.join(",")}&raw_json=1`,
+        `more replies of post ${postId}`,
+        signal,
+      );
+      const list = ((data as Json)?.json as Json | undefined)?.data as Json | undefined;
+      if (!Array.isArray(list?.things)) throw new Error("no things");
+      things = (list.things as unknown[]).filter((t) =>
+        t !== null && typeof t === "object"
+      ) as Json[];
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      thread.expandFailed = true;
+      return;
+    }
+    const asked = new Set(ids);
+    for (const stub of taken) {
+      const rest = stub.ids.filter((id) => !asked.has(id));
+      const d = dataOf(stub.thing)!;
+      if (rest.length === 0) stub.list.splice(stub.list.indexOf(stub.thing), 1);
+      else {
+        d.children = rest;
+        d.count = Math.max(rest.length, (num(d, "count") ?? 0) - (stub.ids.length - rest.length));
+      }
+    }
+    const index = commentIndex(thread.comments);
+    for (const thing of things) {
+      const d = dataOf(thing);
+      if (!d || (thing.kind !== "t1" && thing.kind !== "more")) continue;
+      const parent = str(d, "parent_id");
+      const target = parent.startsWith("t1_") ? index.get(parent.slice(3)) : undefined;
+      if (target) repliesOf(target).push(thing);
+      else if (parent === `t3_${postId}`) thread.comments.push(thing);
+      else continue;
+      if (thing.kind === "t1") {
+        index.set(str(d, "id"), d);
+        thread.expanded++;
+      }
+    }
+  }
+}
 
 type Target = Exclude<RedditTarget, { kind: "unsupported" }>;
 
@@ -83,27 +269,20 @@ async function loadPost(
   target: Extract<Target, { kind: "post" }>,
   signal?: AbortSignal,
 ): Promise<Document> {
-  const what = target.comment
-    ? `comment ${target.comment} of post ${target.id}`
-    : `post ${target.id}`;
-  const { data, access } = await redditJson(apiPath(target), what, signal);
-  if (!Array.isArray(data) || data.length < 2) {
-    throw new RedditContentError(
-      `Reddit's answer for ${what} was not the pair of listings (post, comments) it documents; try again later`,
-    );
-  }
-  const post = dataOf(children(data[0])[0]);
-  if (!post || children(data[0])[0].kind !== "t3") {
-    throw new RedditContentError(
-      `Not found on Reddit: post ${target.id} is not in the answer; check the id`,
-    );
-  }
-  let comments = children(data[1]);
+  let thread = await loadThread(target, signal);
+  let comments = thread.comments;
   if (target.comment) {
-    // The API scopes to the comment already; scoping here too keeps the answer right either way.
-    const focus = findComment(comments, target.comment);
-    if (focus) comments = [focus];
+    // The subthread is cut from the whole thread; a comment it lacks is asked for by permalink.
+    let focus = findComment(comments, target.comment);
+    if (!focus) {
+      const what = `comment ${target.comment} of post ${target.id}`;
+      const { data, access } = await redditJson(apiPath(target), what, signal);
+      thread = threadOf(data, what, target.id, access);
+      focus = findComment(thread.comments, target.comment);
+    }
+    comments = focus ? [focus] : [];
   }
+  const { post, access } = thread;
   const rendered = renderThread(post, comments);
   const sub = str(post, "subreddit");
   const id = str(post, "id");
@@ -160,6 +339,16 @@ async function loadPost(
       } and its replies (the URL is a comment permalink); the whole thread is at ${
         trusted.url(base)
       }`,
+    ));
+  }
+  if (thread.expanded > 0) {
+    facts.push(fact("comments_expanded", thread.expanded));
+  }
+  if (thread.expandFailed) {
+    facts.push(fact(
+      "note",
+      trusted
+        .text`Reddit's morechildren endpoint did not answer, so replies it left out stay out; fetch a comment's permalink for its replies`,
     ));
   }
   if (rendered.stats.gone > 0) {
@@ -295,6 +484,56 @@ async function loadListing(
   });
 }
 
+async function loadSearch(
+  target: Extract<Target, { kind: "search" }>,
+  signal?: AbortSignal,
+): Promise<Document> {
+  const where = target.subreddit ? `r/${target.subreddit}` : "Reddit";
+  const what = `the search of ${where}`;
+  const { data, access } = await redditJson(apiPath(target), what, signal);
+  if (str(data, "kind") !== "Listing") {
+    throw new RedditContentError(
+      `Reddit's answer for ${what} was not the Listing it documents; try again later`,
+    );
+  }
+  // Search answers only posts (t3); anything else Reddit mixes in is left out.
+  const items = children(data).filter((t) => t.kind === "t3");
+  const facts: DocumentFact[] = [
+    apiFact(access),
+    fact("type", trusted.oneOf(REDDIT_TYPES, "search")),
+  ];
+  if (target.subreddit) {
+    facts.push(fact("subreddit", trusted.matching(target.subreddit, SUBREDDIT)));
+  }
+  facts.push(fact("sort", trusted.oneOf(SEARCH_SORTS, target.sort ?? "relevance")));
+  if (target.t) facts.push(fact("t", trusted.oneOf(TIMES, target.t)));
+  facts.push(fact("items", items.length));
+  facts.push(...nextHint(target, dataOf(data)?.after));
+  if (items.length === 0) {
+    facts.push(fact(
+      "note",
+      target.after
+        ? trusted
+          .text`No more results after this cursor; start again without after=`
+        : trusted
+          .text`No posts matched; Reddit search matches whole words in titles and text: try other or fewer words`,
+    ));
+  }
+  facts.push(fact(
+    "see_also",
+    trusted
+      .text`sort=relevance, hot, top, new or comments and t=hour, day, week, month, year or all narrow the search; each result's comments are at its URL`,
+  ));
+  return new Document({
+    url: pageUrl(target),
+    kind: "record",
+    title: "",
+    markdown: renderListing(`Search of ${where}: ${target.q}`, items, !target.subreddit),
+    source: "reddit",
+    facts,
+  });
+}
+
 async function loadUser(
   target: Extract<Target, { kind: "user" }>,
   signal?: AbortSignal,
@@ -354,11 +593,12 @@ export async function loadReddit(url: URL, signal?: AbortSignal): Promise<Docume
   if (!target) throw new RedditContentError(`${url.hostname} is not a Reddit host`);
   if (target.kind === "unsupported") {
     throw new RedditContentError(
-      `Cannot read this Reddit URL: ${target.reason}. Supported: posts (/r/<sub>/comments/<id>/), comment permalinks, redd.it/<id>, subreddit listings (/r/<sub>/<hot|new|top|rising|controversial>/, t= and after=) and user pages (/user/<name>/)`,
+      `Cannot read this Reddit URL: ${target.reason}. Supported: posts (/r/<sub>/comments/<id>/), comment permalinks, redd.it/<id>, subreddit listings (/r/<sub>/<hot|new|top|rising|controversial>/, t= and after=), search (/search?q=<words>, /r/<sub>/search?q=<words>) and user pages (/user/<name>/)`,
     );
   }
   if (target.kind === "post") return await loadPost(target, signal);
   if (target.kind === "listing") return await loadListing(target, signal);
+  if (target.kind === "search") return await loadSearch(target, signal);
   return await loadUser(target, signal);
 }
 

@@ -9,6 +9,9 @@
  *   the front page; `t=` (top and controversial), `after=` (pagination).
  * - User pages: `/user/NAME` or `/u/NAME`, with `/overview`, `/submitted`
  *   or `/comments`; `after=` pages.
+ * - Search: `/search?q=WORDS` (all of Reddit) and `/r/SUB/search?q=WORDS`
+ *   (that subreddit unless `restrict_sr=0`), with `sort=`, `t=` and
+ *   `after=`.
  *
  * @module
  */
@@ -19,6 +22,10 @@ export const SORTS = ["hot", "new", "top", "rising", "controversial"] as const;
 export const TIMES = ["hour", "day", "week", "month", "year", "all"] as const;
 /** Comment sorts of a thread (`?sort=`). */
 export const COMMENT_SORTS = ["confidence", "top", "new", "controversial", "old", "qa"] as const;
+/** Sorts of search results. */
+export const SEARCH_SORTS = ["relevance", "hot", "top", "new", "comments"] as const;
+/** Longest search query passed on (Reddit caps queries at 512 characters). */
+export const MAX_SEARCH_QUERY = 512;
 /** User page tabs. */
 export const USER_TABS = ["overview", "submitted", "comments"] as const;
 
@@ -42,6 +49,14 @@ export type RedditTarget =
     after?: string;
   }
   | { kind: "user"; name: string; tab: typeof USER_TABS[number]; after?: string }
+  | {
+    kind: "search";
+    q: string;
+    subreddit?: string;
+    sort?: typeof SEARCH_SORTS[number];
+    t?: typeof TIMES[number];
+    after?: string;
+  }
   | { kind: "unsupported"; reason: string };
 
 const HOSTS = /^(?:(?:www|old|new|np)\.)?reddit\.com$/;
@@ -104,6 +119,23 @@ export function parseRedditUrl(url: URL): RedditTarget | undefined {
     }
     return { kind: "post", id, subreddit, comment, sort: sortParam };
   }
+  if (rest.length === 1 && rest[0].toLowerCase() === "search") {
+    const q = (url.searchParams.get("q") ?? "").replace(/\s+/g, " ").trim();
+    if (!q) {
+      return { kind: "unsupported", reason: "a search URL needs its words in q= (/search?q=...)" };
+    }
+    // On a subreddit, Reddit searches only it unless restrict_sr is off.
+    const restrict = url.searchParams.get("restrict_sr");
+    const within = subreddit && !(restrict === "0" || restrict === "false" || restrict === "off");
+    return {
+      kind: "search",
+      q: q.slice(0, MAX_SEARCH_QUERY),
+      subreddit: within ? subreddit : undefined,
+      sort: oneOf(SEARCH_SORTS, url.searchParams.get("sort")),
+      t: oneOf(TIMES, url.searchParams.get("t")),
+      after: cursor(url),
+    };
+  }
   if (!subreddit && (parts[0] === "user" || parts[0] === "u") && parts[1]) {
     if (!USERNAME.test(parts[1])) {
       return {
@@ -132,7 +164,7 @@ export function parseRedditUrl(url: URL): RedditTarget | undefined {
   return {
     kind: "unsupported",
     reason:
-      "this Reddit page is not one the Reddit source reads (posts, comment permalinks, subreddit listings and user pages are)",
+      "this Reddit page is not one the Reddit source reads (posts, comment permalinks, subreddit listings, search and user pages are)",
   };
 }
 
@@ -148,6 +180,14 @@ export function apiPath(target: Exclude<RedditTarget, { kind: "unsupported" }>):
   } else if (target.kind === "listing") {
     path = `${target.subreddit ? `/r/${target.subreddit}` : ""}/${target.sort}`;
     q.set("limit", "25");
+    if (target.t) q.set("t", target.t);
+    if (target.after) q.set("after", target.after);
+  } else if (target.kind === "search") {
+    path = `${target.subreddit ? `/r/${target.subreddit}` : ""}/search`;
+    q.set("q", target.q);
+    if (target.subreddit) q.set("restrict_sr", "on");
+    q.set("limit", "25");
+    if (target.sort) q.set("sort", target.sort);
     if (target.t) q.set("t", target.t);
     if (target.after) q.set("after", target.after);
   } else {
@@ -167,6 +207,14 @@ export function canonicalUrl(target: Exclude<RedditTarget, { kind: "unsupported"
     return `${base}${sub}/comments/${target.id}/${target.comment ? `_/${target.comment}/` : ""}`;
   }
   const q = new URLSearchParams();
+  if (target.kind === "search") {
+    q.set("q", target.q);
+    if (target.subreddit) q.set("restrict_sr", "1");
+    if (target.sort) q.set("sort", target.sort);
+    if (target.t) q.set("t", target.t);
+    if (target.after) q.set("after", target.after);
+    return `${base}${target.subreddit ? `/r/${target.subreddit}` : ""}/search/?${q}`;
+  }
   if (target.kind === "listing") {
     if (target.t) q.set("t", target.t);
     if (target.after) q.set("after", target.after);
