@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { childEnv, MAIN } from "../support/process.ts";
 import meta from "../../deno.json" with { type: "json" };
 
-const words = meta.tasks.install.split(/\s+/);
+const words = meta.tasks.install.command.split(/\s+/);
 const FLAGS = words.slice(2, words.indexOf("main.ts"));
 
 async function run(home: string, args: string[]) {
