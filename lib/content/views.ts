@@ -324,10 +324,15 @@ const FILL = 0.8;
 /**
  * Keeps whole blocks (paragraphs, lists, code blocks, tables) while they fit
  * `maxTokens`; when the next block would leave more than a fifth of the
- * budget unused, it is cut inside.
+ * budget unused, it is cut inside. `totalTokens` is the estimate of the whole
+ * text when the caller already has it (a Document's {@link Document.tokens}),
+ * so a cut of a long cached page does not count the page again.
  */
-export function cutToBudget(markdown: string, maxTokens: number): Cut {
-  const totalTokens = estimateTokens(markdown);
+export function cutToBudget(
+  markdown: string,
+  maxTokens: number,
+  totalTokens: number = estimateTokens(markdown),
+): Cut {
   if (totalTokens <= maxTokens) {
     return { text: markdown, truncated: false, totalTokens, keptTokens: totalTokens };
   }
