@@ -11,6 +11,7 @@
 import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
+import { reclaimMemory } from "../net/memory.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
 import { ietfSource } from "./ietf/mod.ts";
 import { arxivSource } from "./arxiv.ts";
@@ -128,6 +129,8 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
     const promise = (source ? source.load(parsed, shared) : fetchWebDocument(page, shared))
       .then((doc) => {
         pageCache().set(key, doc);
+        // A conversion leaves its garbage (and evicted pages theirs): give it back.
+        reclaimMemory(pageCache().bytes);
         return doc;
       })
       .finally(() => flights.delete(flightKey));
@@ -181,5 +184,9 @@ export function sourceName(url: string): string {
 export function recount(url: string, doc: Document, fullPage = false): void {
   const key = cacheKey(url, fullPage);
   // Only the Document stored under the key: a rendered one (cached apart) must not replace it.
-  if (pageCache().has(key) && pageCache().get(key) === doc) pageCache().set(key, doc);
+  if (pageCache().has(key) && pageCache().get(key) === doc) {
+    pageCache().set(key, doc);
+    // Building an index leaves garbage too.
+    reclaimMemory(pageCache().bytes);
+  }
 }
