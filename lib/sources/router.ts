@@ -185,8 +185,9 @@ export function recount(url: string, doc: Document, fullPage = false): void {
   const key = cacheKey(url, fullPage);
   // Only the Document stored under the key: a rendered one (cached apart) must not replace it.
   if (pageCache().has(key) && pageCache().get(key) === doc) {
+    const before = pageCache().bytes;
     pageCache().set(key, doc);
-    // Building an index leaves garbage too.
-    reclaimMemory(pageCache().bytes);
+    // Building an index leaves garbage too (a question on a built index does not).
+    if (pageCache().bytes !== before) reclaimMemory(pageCache().bytes);
   }
 }
