@@ -7,6 +7,3 @@
 
 /** Parsed flags of a command, by flag name (`--target`). */
 export type Flags = Record<string, string | boolean | string[]>;
-
-/** Exit code for usage errors. */
-export const USAGE_EXIT = 2;

@@ -239,7 +239,7 @@ export function finishBundle(
  * importers when the module's package says it has no side effects
  * (`"sideEffects": false`): zod's schema classes then stay undefined
  * (`ZodLazy is not a constructor`). The wrapped modules `eager` selects
- * (the side-effect-free packages the CLI, lib/cli.ts, loads at start-up anyway) are
+ * (the side-effect-free packages main.ts loads at start-up anyway) are
  * initialised once all of them are defined.
  */
 function initEagerly(code: string, eager: (path: string) => boolean): string {
@@ -260,18 +260,17 @@ function initEagerly(code: string, eager: (path: string) => boolean): string {
 
 /**
  * Which of esbuild's module paths (relative to the repository) belong to a
- * side-effect-free package that the CLI (lib/cli.ts, which main.ts imports
- * once the command is more than `--version`) imports statically, directly or
- * through another package (from `deno info --json lib/cli.ts`).
+ * side-effect-free package that main.ts imports statically, directly or
+ * through another package (from `deno info --json main.ts`).
  */
 async function eagerModules(): Promise<(path: string) => boolean> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "lib/cli.ts"],
+    args: ["info", "--json", "main.ts"],
     cwd: ROOT_DIR,
     stdout: "piped",
     stderr: "piped",
   }).output();
-  if (!out.success) throw new Error("`deno info --json lib/cli.ts` failed");
+  if (!out.success) throw new Error("`deno info --json main.ts` failed");
   interface Dep {
     code?: { specifier: string };
     isDynamic?: boolean;
