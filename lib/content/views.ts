@@ -338,18 +338,25 @@ export function cutToBudget(
   }
   let used = 0;
   let end = 0;
-  for (const b of blocks(markdown)) {
+  // Blocks are split only as far as the budget reaches; `over` ends the first that does not fit.
+  let over = markdown.length;
+  blocks(markdown, (b) => {
     const cost = tokenWeight(markdown.slice(end, b.end));
-    if (used + cost > maxTokens) break;
+    if (used + cost > maxTokens) {
+      over = b.end;
+      return true;
+    }
     used += cost;
     end = b.end;
-  }
+    return false;
+  });
   let text = markdown.slice(0, end).trimEnd();
   // A block too large for what is left is cut inside (at a line break when
   // it can be) rather than leaving most of the budget unused.
   if (used < maxTokens * FILL) {
+    // The cut falls inside that block, so only it is measured (not the rest of a long page).
     text = markdown.slice(0, end) +
-      truncateToTokens(markdown.slice(end), Math.floor(maxTokens - used));
+      truncateToTokens(markdown.slice(end, over), Math.floor(maxTokens - used));
   }
   return { text: text.trimEnd(), truncated: true, totalTokens, keptTokens: estimateTokens(text) };
 }
