@@ -19,7 +19,12 @@ import {
   configFromEnv,
   env,
   OUTPUT_FORMATS,
+  PAGE_LIMIT_FLAG,
+  PAGE_LIMIT_VARIABLE,
+  pageMaxBytes,
+  parseMegabytes,
   PROFILES,
+  setPageMaxBytes,
 } from "./lib/config.ts";
 import type { Flags } from "./lib/flags.ts";
 import { log, setLogLevel } from "./lib/log.ts";
@@ -111,6 +116,13 @@ const SHARED_FLAGS: Record<string, FlagSpec> = {
   },
 };
 
+/** The page size limit, for the commands that read pages. */
+const PAGE_LIMIT: FlagSpec = {
+  kind: "string",
+  value: "MIB",
+  help: `largest page read, decoded, in MiB, for every view (default 50; ${PAGE_LIMIT_VARIABLE})`,
+};
+
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
     summary: "run the MCP server (stdio by default, or Streamable HTTP)",
@@ -127,6 +139,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         help: "port with --http (default 8765; 0 = any free port)",
       },
       ...SHARED_FLAGS,
+      [PAGE_LIMIT_FLAG]: PAGE_LIMIT,
       "--shelf": {
         kind: "string",
         value: "STORE",
@@ -189,6 +202,7 @@ COMMANDS.fetch = {
     ...viewFlags(PAGE_KEYS, PAGE_FIELDS),
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
+    [PAGE_LIMIT_FLAG]: PAGE_LIMIT,
   },
   run: (flags, _options, target) => runPageCommand("fetch", flags, target!),
 };
@@ -210,6 +224,7 @@ COMMANDS.sections = {
     },
     "--format": PAGE_FORMAT,
     "--profile": SHARED_FLAGS["--profile"],
+    [PAGE_LIMIT_FLAG]: PAGE_LIMIT,
   },
   run: (flags, _options, target) => runPageCommand("sections", flags, target!),
 };
@@ -597,7 +612,8 @@ function help(): string {
     "",
     "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_HTTP_TOKEN,",
     "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_CACHE,",
-    "PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG (see docs/configuration.md).",
+    "PARKOUR_CACHE_MB, PARKOUR_MAX_PAGE_MB, PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
+    "(see docs/configuration.md).",
   );
   return lines.join("\n");
 }
@@ -609,7 +625,20 @@ function applySharedFlags(config: Config, flags: Flags): Config {
   if (typeof flags["--default-output"] === "string") {
     config.defaultOutput = flags["--default-output"] as Config["defaultOutput"];
   }
+  applyPageLimit(flags);
   return config;
+}
+
+/** The page limit from its flag, else a check of its variable (a bad value fails at start). */
+function applyPageLimit(flags: Flags): void {
+  const value = flags[PAGE_LIMIT_FLAG];
+  if (typeof value === "string") {
+    const bytes = parseMegabytes(value);
+    if (bytes === undefined) {
+      throw new UsageError(`invalid ${PAGE_LIMIT_FLAG} '${value}'; give a size in MiB, such as 50`);
+    }
+    setPageMaxBytes(bytes);
+  } else pageMaxBytes();
 }
 
 async function runServe(flags: Flags, options: MainOptions): Promise<number> {

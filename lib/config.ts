@@ -364,3 +364,50 @@ export function s2LicenceAccepted(): boolean {
 export function s2ApiKey(): string | undefined {
   return credential("S2_API_KEY", "s2_api_key");
 }
+
+/** The variable that sets the page size limit, in MiB. */
+export const PAGE_LIMIT_VARIABLE = "PARKOUR_MAX_PAGE_MB";
+/** The CLI flag that sets it for one process. */
+export const PAGE_LIMIT_FLAG = "--max-page-mb";
+/** Default page size limit: 50 MiB of decoded body. */
+export const DEFAULT_PAGE_MAX_MB = 50;
+
+let pageLimitOverride: number | undefined;
+
+/** Parses a size in MiB (a positive number); undefined when it is not one. */
+export function parseMegabytes(value: string): number | undefined {
+  const mb = Number(value);
+  return /^\d+(?:\.\d+)?$/.test(value.trim()) && mb > 0 ? Math.round(mb * 1024 * 1024) : undefined;
+}
+
+/** Sets the page size limit for this process (the CLI's {@link PAGE_LIMIT_FLAG}), in bytes. */
+export function setPageMaxBytes(bytes: number | undefined): void {
+  pageLimitOverride = bytes;
+}
+
+/**
+ * The most a page's body may hold, decoded, whatever view asked for it (the
+ * whole page, an outline, a section, a search, a question): one cap, so a
+ * view never fails on a page another view can read. Set by
+ * {@link PAGE_LIMIT_FLAG}, else {@link PAGE_LIMIT_VARIABLE} (MiB), else
+ * {@link DEFAULT_PAGE_MAX_MB}. A malformed value is an error that names it.
+ */
+export function pageMaxBytes(): number {
+  if (pageLimitOverride !== undefined) return pageLimitOverride;
+  const value = env(PAGE_LIMIT_VARIABLE);
+  if (value === undefined) return DEFAULT_PAGE_MAX_MB * 1024 * 1024;
+  const bytes = parseMegabytes(value);
+  if (bytes === undefined) {
+    throw new ConfigError(
+      `invalid ${PAGE_LIMIT_VARIABLE} '${value}'; set it to a size in MiB, such as ${DEFAULT_PAGE_MAX_MB}`,
+    );
+  }
+  return bytes;
+}
+
+/** What a page over the limit's error adds: the setting that raises it. */
+export function pageLimitAdvice(): string {
+  return `pages are limited to ${
+    (pageMaxBytes() / (1024 * 1024)).toFixed(0)
+  } MiB; the server's operator can raise it with ${PAGE_LIMIT_VARIABLE} (MiB) or ${PAGE_LIMIT_FLAG}`;
+}

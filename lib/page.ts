@@ -8,7 +8,8 @@
 import type { Document } from "./content/document.ts";
 import { ancestry } from "./content/sections.ts";
 import { estimateTokens, tokenizerReady } from "./content/tokens.ts";
-import { checkUrl, DEFAULT_MAX_BYTES } from "./net/fetch.ts";
+import { checkUrl } from "./net/fetch.ts";
+import { pageMaxBytes } from "./config.ts";
 import { loadDocument, ownsFragment, recount, withoutFragment } from "./sources/router.ts";
 import { type HintContext, renderMessage } from "./hint.ts";
 import { pageUrl } from "./views/page.ts";
@@ -148,7 +149,7 @@ export interface FetchPageOptions {
   fullPage?: boolean;
   /** Cancels the fetch. */
   signal?: AbortSignal;
-  /** Cap on the response body in bytes (default 5 MiB). */
+  /** Cap on the response body in bytes (default: the server's page limit, `PARKOUR_MAX_PAGE_MB`, 50 MiB). */
   maxBytes?: number;
 }
 
@@ -260,7 +261,7 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
   // Views count what they return in real tokens.
   await tokenizerReady();
   const { doc } = await loadDocument(page, {
-    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxBytes: options.maxBytes ?? pageMaxBytes(),
     signal: options.signal,
     fullPage,
   });

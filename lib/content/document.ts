@@ -14,6 +14,16 @@ import { SearchIndex } from "./search.ts";
 import { estimateTokens } from "./tokens.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
 import { buildSlices, type Slice } from "./slices.ts";
+import {
+  arrayBytes,
+  isWide,
+  MAP,
+  MAP_ENTRY,
+  OBJECT,
+  pushedArrayBytes,
+  stringBytes,
+  WORD,
+} from "./heap.ts";
 
 /** Something that can say how much memory it holds. */
 export interface Sized {
@@ -120,18 +130,24 @@ export class Document {
   #bySlug?: Map<string, number>;
   #tokens?: number;
   #memos = new Map<symbol, Sized>();
+  /** Bytes of the parts built with the Document (Markdown, sections, anchors). */
+  #baseBytes?: number;
+  /** Bytes of the slices and the search index, once built (they do not change). */
+  #indexBytes?: number;
 
   /** Builds the document and its section tree. */
   constructor(init: DocumentInit) {
     this.url = init.url;
     this.kind = init.kind;
-    this.title = init.title;
+    // Strings cut from the page's source keep all of it alive (a substring can be a view of
+    // its parent): the ones a Document keeps are copied, so a cached page holds no HTML.
+    this.title = detach(init.title);
     this.markdown = init.markdown;
-    this.anchors = init.anchors ?? new Map();
-    this.canonicalUrl = init.canonicalUrl;
-    this.contentType = init.contentType;
-    this.description = init.description;
-    this.lang = init.lang;
+    this.anchors = detachKeys(init.anchors);
+    this.canonicalUrl = detach(init.canonicalUrl);
+    this.contentType = detach(init.contentType);
+    this.description = detach(init.description);
+    this.lang = detach(init.lang);
     this.jsShell = init.jsShell ?? false;
     this.droppedShare = init.droppedShare ?? 0;
     this.pages = init.pages;
@@ -219,13 +235,73 @@ export class Document {
     return this.#memos.has(key);
   }
 
-  /** Approximate memory held, in bytes (for the page cache). */
+  /**
+   * Memory held, in bytes (for the page cache's bound): counted from the
+   * structures themselves with the heap model of `heap.ts` (strings, section
+   * and slice objects, the anchors, the search index's postings, and every
+   * {@link memo}), so the bound holds for small pages, where fixed costs per
+   * term and per object dominate, as for large ones. Each part is counted
+   * once, when it is built.
+   */
   approxBytes(): number {
-    let bytes = this.markdown.length * 2 + this.sections.length * 200 + this.anchors.size * 80;
-    if (this.#slices) bytes += this.#slices.length * 150;
-    // The index: postings and a copy of tokenized text is of the order of the text itself.
-    if (this.#index) bytes += this.markdown.length * 3;
+    let bytes = this.#baseBytes ??= this.#countBase();
+    if (this.#index) {
+      bytes += this.#indexBytes ??= this.#countSlices() + this.#index.approxBytes();
+    }
     for (const m of this.#memos.values()) bytes += m.approxBytes();
+    if (this.#bySlug) bytes += MAP + this.#bySlug.size * MAP_ENTRY;
     return bytes;
   }
+
+  #countBase(): number {
+    const wide = isWide(this.markdown);
+    let bytes = 40 * WORD + stringBytes(this.markdown.length, wide);
+    for (const text of [this.url, this.title, this.description, this.canonicalUrl]) {
+      if (text) bytes += stringBytes(text.length, wide);
+    }
+    // A section: an object of thirteen fields, its title, slug and id, its children.
+    bytes += pushedArrayBytes(this.sections.length);
+    for (const s of this.sections) {
+      bytes += OBJECT + 13 * WORD + stringBytes(s.title.length, wide) + stringBytes(s.slug.length);
+      if (s.id !== undefined) bytes += stringBytes(s.id.length);
+      bytes += s.children.length > 0 ? pushedArrayBytes(s.children.length) : ARRAY_EMPTY;
+    }
+    bytes += MAP + this.anchors.size * MAP_ENTRY;
+    for (const id of this.anchors.keys()) bytes += stringBytes(id.length);
+    for (const f of this.facts) bytes += OBJECT + 4 * WORD + JSON.stringify(f.value ?? "").length;
+    return bytes;
+  }
+
+  #countSlices(): number {
+    const slices = this.#slices ?? [];
+    let bytes = pushedArrayBytes(slices.length);
+    const seen = new Set<string>();
+    for (const s of slices) {
+      bytes += OBJECT + 6 * WORD + (s.part ? OBJECT + 2 * WORD : 0);
+      // Slices of one section share their heading path.
+      if (!seen.has(s.ancestry)) {
+        seen.add(s.ancestry);
+        bytes += stringBytes(s.ancestry.length, true);
+      }
+    }
+    return bytes;
+  }
+}
+
+const ARRAY_EMPTY = arrayBytes(0);
+
+/**
+ * A copy of `text` that does not share the string it was cut from. (V8 keeps
+ * a long substring as a view of its parent; a JSON round trip makes a new
+ * flat string.)
+ */
+function detach<T extends string | undefined>(text: T): T {
+  return (text === undefined || text.length < 13 ? text : JSON.parse(JSON.stringify(text))) as T;
+}
+
+function detachKeys(anchors: Map<string, number> | undefined): Map<string, number> {
+  if (!anchors) return new Map();
+  const out = new Map<string, number>();
+  for (const [id, offset] of anchors) out.set(detach(id), offset);
+  return out;
 }

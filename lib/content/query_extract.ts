@@ -39,6 +39,16 @@ import type { Document } from "./document.ts";
 import { asksForCode, isStopWord, questionTerms, scanTerms } from "./question.ts";
 import { blocks } from "./slices.ts";
 import { estimateTokens, tokenWeight } from "./tokens.ts";
+import {
+  arrayBytes,
+  MAP,
+  MAP_ENTRY,
+  OBJECT,
+  pushedArrayBytes,
+  stringBytes,
+  typedArrayBytes,
+  WORD,
+} from "./heap.ts";
 
 /** Default budget when a question is given. */
 export const QUERY_DEFAULT_TOKENS = 600;
@@ -250,11 +260,28 @@ export class QueryIndex {
     return section < 0 ? this.doc.sections.length : section;
   }
 
-  /** Approximate memory held, in bytes. */
+  #bytes?: number;
+
+  /** Heap bytes held (see lib/content/heap.ts), counted once: the index does not change. */
   approxBytes(): number {
-    let entries = 0;
-    for (const p of this.postings.values()) entries += p.length;
-    return entries * 8 + this.postings.size * 60 + this.units.length * 80;
+    return this.#bytes ??= this.#count();
+  }
+
+  #count(): number {
+    // Units: an object of six fields, a table row's head pair.
+    let bytes = pushedArrayBytes(this.units.length) + this.units.length * (OBJECT + 6 * WORD);
+    for (const u of this.units) if (u.head) bytes += arrayBytes(2);
+    for (const postings of [this.postings, this.headingPostings]) {
+      bytes += MAP + postings.size * MAP_ENTRY;
+      for (const [term, p] of postings) {
+        bytes += stringBytes(term.length) + pushedArrayBytes(p.length);
+      }
+    }
+    bytes += pushedArrayBytes(this.headingTerms.length);
+    for (const set of this.headingTerms) bytes += MAP + set.size * MAP_ENTRY;
+    bytes += typedArrayBytes(this.unitLength.byteLength + this.sectionLength.byteLength);
+    bytes += typedArrayBytes(this.firstUnit.byteLength) + typedArrayBytes(this.endUnit.byteLength);
+    return bytes;
   }
 
   #collect(md: string): void {

@@ -11,6 +11,7 @@
  */
 import { parseQuery, type QueryNode } from "./query.ts";
 import { grams, hashTerm, scanRanges, words } from "./words.ts";
+import { pushedArrayBytes, stringBytes, typedArrayBytes, WORD } from "./heap.ts";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -41,6 +42,15 @@ class TermTable {
   #hashes: number[] = [];
   #slots = new Int32Array(1 << 12).fill(-1);
   #mask = (1 << 12) - 1;
+
+  /** Heap bytes held: the slot table, the terms and their hashes. */
+  approxBytes(): number {
+    let bytes = typedArrayBytes(this.#slots.length * 4) + 2 * pushedArrayBytes(this.terms.length);
+    // A hash past the small-integer range is a boxed number.
+    bytes += this.terms.length * 2 * WORD;
+    for (const t of this.terms) bytes += stringBytes(t.length);
+    return bytes;
+  }
 
   #grow(): void {
     const size = this.#slots.length * 2;
@@ -219,6 +229,19 @@ export class SearchIndex {
     this.#count = bodies.length;
     this.#fields = [buildField(bodies, 1), buildField(headings, HEADING_BOOST)];
     this.#text = text ?? ((i) => bodies[i]);
+  }
+
+  /** Heap bytes held: term tables, postings (two grown arrays per term) and lengths. */
+  approxBytes(): number {
+    let bytes = 0;
+    for (const f of this.#fields) {
+      bytes += f.table.approxBytes() + pushedArrayBytes(f.postings.length);
+      bytes += typedArrayBytes(f.lengths.byteLength);
+      for (const p of f.postings) {
+        bytes += 4 * WORD + pushedArrayBytes(p.docs.length) + pushedArrayBytes(p.tfs.length);
+      }
+    }
+    return bytes;
   }
 
   /** Number of slices indexed. */

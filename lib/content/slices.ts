@@ -48,20 +48,30 @@ export interface Block {
   heading: boolean;
 }
 
-/** Splits Markdown into blocks: blank-line separated, fences and tables kept whole. */
-export function blocks(markdown: string): Block[] {
+/**
+ * Splits Markdown into blocks: blank-line separated, fences and tables kept
+ * whole. With `stop`, the split ends at the first block for which it returns
+ * true (that block is the last one returned), so a reader of the first few
+ * blocks of a long page does not split all of it.
+ */
+export function blocks(markdown: string, stop?: (block: Block) => boolean): Block[] {
   const out: Block[] = [];
   const n = markdown.length;
   let pos = 0;
   let blockStart = -1;
   let fence = "";
   let heading = false;
+  let stopped = false;
   const close = (end: number) => {
-    if (blockStart >= 0) out.push({ start: blockStart, end, heading });
+    if (blockStart >= 0 && !stopped) {
+      const block = { start: blockStart, end, heading };
+      out.push(block);
+      if (stop?.(block)) stopped = true;
+    }
     blockStart = -1;
     heading = false;
   };
-  while (pos < n) {
+  while (pos < n && !stopped) {
     let nl = markdown.indexOf("\n", pos);
     if (nl === -1) nl = n;
     // Fence lines (possibly behind list indentation or quote markers).

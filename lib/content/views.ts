@@ -376,27 +376,39 @@ const FILL = 0.8;
 /**
  * Keeps whole blocks (paragraphs, lists, code blocks, tables) while they fit
  * `maxTokens`; when the next block would leave more than a fifth of the
- * budget unused, it is cut inside.
+ * budget unused, it is cut inside. `totalTokens` is the estimate of the whole
+ * text when the caller already has it (a Document's {@link Document.tokens}),
+ * so a cut of a long cached page does not count the page again.
  */
-export function cutToBudget(markdown: string, maxTokens: number): Cut {
-  const totalTokens = estimateTokens(markdown);
+export function cutToBudget(
+  markdown: string,
+  maxTokens: number,
+  totalTokens: number = estimateTokens(markdown),
+): Cut {
   if (totalTokens <= maxTokens) {
     return { text: markdown, truncated: false, totalTokens, keptTokens: totalTokens };
   }
   let used = 0;
   let end = 0;
-  for (const b of blocks(markdown)) {
+  // Blocks are split only as far as the budget reaches; `over` ends the first that does not fit.
+  let over = markdown.length;
+  blocks(markdown, (b) => {
     const cost = tokenWeight(markdown.slice(end, b.end));
-    if (used + cost > maxTokens) break;
+    if (used + cost > maxTokens) {
+      over = b.end;
+      return true;
+    }
     used += cost;
     end = b.end;
-  }
+    return false;
+  });
   let text = markdown.slice(0, end).trimEnd();
   // A block too large for what is left is cut inside (at a line break when
   // it can be) rather than leaving most of the budget unused.
   if (used < maxTokens * FILL) {
+    // The cut falls inside that block, so only it is measured (not the rest of a long page).
     text = markdown.slice(0, end) +
-      truncateToTokens(markdown.slice(end), Math.floor(maxTokens - used));
+      truncateToTokens(markdown.slice(end, over), Math.floor(maxTokens - used));
   }
   return { text: text.trimEnd(), truncated: true, totalTokens, keptTokens: estimateTokens(text) };
 }

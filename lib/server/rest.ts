@@ -31,7 +31,7 @@
 import { sharedStore } from "../net/shared.ts";
 import { shelfHealth } from "../shelf/mod.ts";
 import { z } from "zod";
-import { ConfigError } from "../config.ts";
+import { ConfigError, pageLimitAdvice, pageMaxBytes } from "../config.ts";
 import type { Document } from "../content/document.ts";
 import { htmlToText } from "../content/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
@@ -39,7 +39,6 @@ import { trusted } from "../trust.ts";
 import { NetError } from "../net/errors.ts";
 import { SourceError } from "../sources/errors.ts";
 import { tokenizerReady } from "../content/tokens.ts";
-import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
 import { log } from "../log.ts";
 import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
 import type { LoadOptions, LoadStage } from "../sources/web.ts";
@@ -217,7 +216,7 @@ export function apiError(error: unknown): ApiError {
         return new ApiError(
           502,
           error.kind,
-          `${error.message} (the cap is 5 MiB for a whole page and 50 MiB with section, search, slices or query)`,
+          `${error.message}; ${pageLimitAdvice()}`,
         );
       case "status": {
         const upstream = error.remote?.status;
@@ -567,9 +566,8 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     signal: AbortSignal,
     onStage?: (stage: LoadStage | "extracting") => void,
   ): Promise<PageAnswer> {
-    const maxBytes = req.view === "page" ? DEFAULT_MAX_BYTES : LARGE_MAX_BYTES;
     const { doc, cached } = await load(req.url.page, {
-      maxBytes,
+      maxBytes: pageMaxBytes(),
       signal,
       fullPage: req.fullPage,
       onStage,
@@ -610,7 +608,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     const fullPage = parsed.full_page ?? false;
     const slice = parsed.slice;
     const { doc, cached } = await load(url.page, {
-      maxBytes: LARGE_MAX_BYTES,
+      maxBytes: pageMaxBytes(),
       signal: request.signal,
       fullPage,
     });

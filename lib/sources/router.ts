@@ -11,6 +11,7 @@
 import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
+import { reclaimMemory } from "../net/memory.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
 import { sharedLoad, sharedLookup } from "./shared_cache.ts";
 import { ietfSource } from "./ietf/mod.ts";
@@ -139,6 +140,8 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
     const promise = sharedLoad(key, load, controller.signal)
       .then((doc) => {
         pageCache().set(key, doc);
+        // A conversion leaves its garbage (and evicted pages theirs): give it back.
+        reclaimMemory(pageCache().bytes);
         return doc;
       })
       .finally(() => flights.delete(flightKey));
@@ -192,5 +195,10 @@ export function sourceName(url: string): string {
 export function recount(url: string, doc: Document, fullPage = false): void {
   const key = cacheKey(url, fullPage);
   // Only the Document stored under the key: a rendered one (cached apart) must not replace it.
-  if (pageCache().has(key) && pageCache().get(key) === doc) pageCache().set(key, doc);
+  if (pageCache().has(key) && pageCache().get(key) === doc) {
+    const before = pageCache().bytes;
+    pageCache().set(key, doc);
+    // Building an index leaves garbage too (a question on a built index does not).
+    if (pageCache().bytes !== before) reclaimMemory(pageCache().bytes);
+  }
 }

@@ -312,7 +312,7 @@ function documentAnswer(
   ctx: ToolContext,
   narrow: Trusted,
 ): ToolResult {
-  const cut = cutToBudget(doc.markdown, ANSWER_TOKENS);
+  const cut = cutToBudget(doc.markdown, ANSWER_TOKENS, doc.tokens);
   if (cut.truncated) {
     fm.set("truncated", true);
     fm.append(

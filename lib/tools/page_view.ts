@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { pageLimitAdvice, pageMaxBytes } from "../config.ts";
+import { NetError } from "../net/errors.ts";
 import type { Document } from "../content/document.ts";
 import type { QueryExtraction } from "../content/query_extract.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
@@ -89,6 +91,10 @@ export async function loadPage(
   } catch (error) {
     if (error instanceof Error && error.name === "ContentError") {
       throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
+    }
+    // Over the page limit: say which setting raises it.
+    if (error instanceof NetError && error.kind === "too_large" && maxBytes === pageMaxBytes()) {
+      throw new ToolError(`${error.message}; ${pageLimitAdvice()}`);
     }
     throw error;
   }

@@ -17,7 +17,7 @@ import type { Document } from "../content/document.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../trust.ts";
-import { DEFAULT_MAX_BYTES, LARGE_MAX_BYTES } from "../net/fetch.ts";
+import { pageMaxBytes } from "../config.ts";
 import {
   cacheKey,
   fragmentView,
@@ -134,13 +134,8 @@ export async function runIncisive(
       notForBrowser = error.what;
     }
   }
-  const loaded = rendered ?? await loadPage(
-    load,
-    url,
-    constrained ? LARGE_MAX_BYTES : DEFAULT_MAX_BYTES,
-    ctx,
-    fullPage,
-  );
+  // One cap for every view: the page a section or a question can read, the whole view reads too.
+  const loaded = rendered ?? await loadPage(load, url, pageMaxBytes(), ctx, fullPage);
   const { cached } = loaded;
   // A fragment the source reads itself (GitHub's #L10-L20) selects its view of the cached page.
   // (Only for the whole-view answer: the other views re-store the Document they index.)

@@ -6,7 +6,7 @@
  * @module
  */
 import { ToolError, type ToolResult } from "../envelope/response.ts";
-import { LARGE_MAX_BYTES } from "../net/fetch.ts";
+import { pageMaxBytes } from "../config.ts";
 import type { HintContext } from "../hint.ts";
 import { envelopeSpec } from "../views/page.ts";
 import { OUTLINE_WINDOW, type OutlineRequest, outlineRequestSchema } from "../views/request.ts";
@@ -38,7 +38,7 @@ export async function runSections(
 ): Promise<ToolResult> {
   const url = pageUrl(args.url, load !== webLoader);
   const fullPage = args.full_page ?? false;
-  const { doc, cached } = await loadPage(load, url, LARGE_MAX_BYTES, ctx, fullPage);
+  const { doc, cached } = await loadPage(load, url, pageMaxBytes(), ctx, fullPage);
   const fm = pageFrontmatter(url, doc, cached, fullPage, hints);
   await shelveCitation(doc, fm);
   if (isEmpty(doc)) {

@@ -231,7 +231,7 @@ function pageBody(
     list = sectionList(doc, Math.floor(budget * SECTION_LIST_SHARE));
   }
   const tail = list ? LIST_HEAD + list : "";
-  const c = cutToBudget(doc.markdown, Math.max(1, budget - estimateTokens(tail)));
+  const c = cutToBudget(doc.markdown, Math.max(1, budget - estimateTokens(tail)), total);
   const f = fit(c.text, budget, tail);
   return {
     text: f.text,

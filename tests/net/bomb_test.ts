@@ -3,7 +3,7 @@
  * and brotli bodies that decode to 256 MiB, and stacked codings, served by a
  * server this test starts on 127.0.0.1. Each request fails with a clear
  * error, the server's peak memory (VmHWM of the child, read from /proc)
- * stays within twice the 5 MiB cap per request over its warm baseline, and
+ * stays within twice the page limit (set to 5 MiB) per request over its warm baseline, and
  * other requests are answered while the bombs are in flight.
  */
 import assert from "node:assert/strict";
@@ -83,7 +83,11 @@ Deno.test("bombs: every coding fails at the cap, memory stays bounded, others ar
       headers: { "content-encoding": bomb.coding, "content-type": "text/html" },
     });
   });
-  const server = await HttpServerProcess.start(undefined, [], { MCP_ALLOW_PRIVATE_IPS: "1" });
+  // The page limit set to the cap this test bounds memory by (the default is 50 MiB).
+  const server = await HttpServerProcess.start(undefined, [], {
+    MCP_ALLOW_PRIVATE_IPS: "1",
+    PARKOUR_MAX_PAGE_MB: String(CAP / MIB),
+  });
   const base = `http://127.0.0.1:${upstream.addr.port}`;
   const api = (path: string) =>
     fetch(`${new URL("/api", server.url)}?url=${encodeURIComponent(base + path)}`, {

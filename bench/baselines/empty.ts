@@ -1,0 +1,1 @@
+/** Baseline for the cold-start benchmark: a Deno script that does nothing. */

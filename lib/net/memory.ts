@@ -1,0 +1,70 @@
+/**
+ * Giving memory back after large work. V8 grows its heap to fit a large
+ * conversion (the DOM and the intermediate strings of a 15 MB page take
+ * hundreds of MB) and keeps it long after the garbage is dead: a server that
+ * converted a few big pages stays at their high-water mark, whatever the
+ * page cache's bound. After a load leaves the heap well above what the cache
+ * holds, a full collection is run once the current work yields (at most one
+ * per second), and the freed pages go back to the system.
+ *
+ * The collector is reached through `node:v8` (`--expose-gc` set at run time)
+ * and `node:vm`, loaded on first need; where that is unavailable nothing
+ * happens and V8's own schedule applies.
+ *
+ * @module
+ */
+
+/** Heap above what the cache holds that is left to V8's own schedule. */
+export const RECLAIM_SLACK_BYTES = 96 * 1024 * 1024;
+/** Least time between two collections. */
+export const RECLAIM_INTERVAL_MS = 1000;
+
+let collector: (() => void) | null | undefined;
+let scheduled = false;
+let last = -Infinity;
+/** The heap just after the last collection: what it could not free is not garbage. */
+let floor = 0;
+
+async function loadCollector(): Promise<(() => void) | null> {
+  try {
+    const v8 = await import("node:v8");
+    const vm = await import("node:vm");
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc");
+    return typeof gc === "function" ? gc : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Asks for a full collection when the heap exceeds `retainedBytes` (what the
+ * caches hold), and what the last collection left, by more than
+ * {@link RECLAIM_SLACK_BYTES}; resolves to whether
+ * one ran. Runs after the current task (a timer), so an answer in flight is
+ * sent first.
+ */
+export function reclaimMemory(retainedBytes: number): Promise<boolean> {
+  if (scheduled || collector === null) return Promise.resolve(false);
+  if (Deno.memoryUsage().heapTotal <= Math.max(retainedBytes, floor) + RECLAIM_SLACK_BYTES) {
+    return Promise.resolve(false);
+  }
+  const wait = Math.max(0, last + RECLAIM_INTERVAL_MS - performance.now());
+  scheduled = true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(async () => {
+      try {
+        collector ??= await loadCollector();
+        if (!collector) return resolve(false);
+        collector();
+        last = performance.now();
+        floor = Deno.memoryUsage().heapUsed;
+        resolve(true);
+      } finally {
+        scheduled = false;
+      }
+    }, wait);
+    // A pending collection never keeps the process alive.
+    Deno.unrefTimer(timer);
+  });
+}
