@@ -107,6 +107,12 @@ const SHARED_FLAGS: Record<string, FlagSpec> = {
     value: "FORMAT",
     help: "format of record-shaped results (default markdown)",
   },
+  "--tools": {
+    kind: "string",
+    value: "LIST",
+    help:
+      "tools to list, comma-separated: groups (web, scholarly, code, community, search, shelf) or tool names (default all; PARKOUR_TOOLS)",
+  },
 };
 
 const COMMANDS: Record<string, CommandSpec> = {
@@ -477,7 +483,7 @@ function help(): string {
   }
   lines.push(
     "",
-    "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_HTTP_TOKEN,",
+    "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_TOOLS, PARKOUR_HTTP_TOKEN,",
     "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_LOG (see README).",
   );
   return lines.join("\n");
@@ -500,6 +506,10 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   const config = applySharedFlags(configFromEnv(), flags);
   if (typeof flags["--host"] === "string") config.http.host = flags["--host"];
   if (typeof flags["--port"] === "string") config.http.port = Number(flags["--port"]);
+  if (typeof flags["--tools"] === "string") {
+    config.tools = flags["--tools"];
+    config.toolsFrom = "--tools";
+  }
   const shelfFlag = typeof flags["--shelf"] === "string" ? flags["--shelf"] : undefined;
   await openShelf(
     parseShelfSpec(shelfFlag ?? env("PARKOUR_SHELF"), shelfFlag ? "--shelf" : "PARKOUR_SHELF"),

@@ -46,6 +46,10 @@ export interface Config {
   defaultOutput: OutputFormat;
   /** HTTP settings (used by `serve --http`). */
   http: HttpConfig;
+  /** Tools to list (`PARKOUR_TOOLS` or `--tools`: groups, keys or names); all when unset. */
+  tools?: string;
+  /** Where {@link Config.tools} came from, for its error message. */
+  toolsFrom?: string;
 }
 
 /** Reads an environment variable; `undefined` when unset, blank or not permitted. */
@@ -106,6 +110,8 @@ export function configFromEnv(): Config {
       allowedOrigins: list(env("PARKOUR_HTTP_ALLOWED_ORIGINS")),
       allowedHosts: list(env("PARKOUR_HTTP_ALLOWED_HOSTS")),
     },
+    tools: env("PARKOUR_TOOLS"),
+    toolsFrom: "PARKOUR_TOOLS",
   };
 }
 

@@ -40,7 +40,10 @@ export interface App {
 
 /** Builds an app. */
 export function createApp(options: AppOptions): App {
-  const registry = new ToolRegistry(options.tools, options.config.profile);
+  const registry = new ToolRegistry(options.tools, options.config.profile, {
+    select: options.config.tools,
+    selectFrom: options.config.toolsFrom,
+  });
   const factory = () =>
     createMcpServer({
       registry,

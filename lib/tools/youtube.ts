@@ -54,37 +54,27 @@ const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 const CHANNEL = /^UC[A-Za-z0-9_-]{22}$/;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("video | transcript | channel | playlist | search"),
+  action: z.enum(ACTIONS),
   url: z.string().max(500).optional().describe(
-    "video/transcript: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id; channel: youtube.com/@handle, /channel/UC…, /c/<name> or /user/<name>; playlist: a URL with list=<id>, or the id",
+    "a video URL or id; channel: youtube.com/@handle; playlist: URL or id",
   ),
-  query: z.string().max(300).optional().describe("search: the words to search videos for"),
-  limit: z.number().int().optional().describe(
-    "channel/playlist/search: at most this many entries (default 30, clamped to 1..200; first page only)",
-  ),
+  query: z.string().max(300).optional().describe("search: words"),
+  limit: z.number().int().optional().describe("channel, playlist, search: entries (default 30)"),
   languages: z.array(z.string().max(20)).max(10).optional().describe(
-    'transcript: language preference as ISO codes, first available wins (default ["en"])',
+    'transcript: ISO codes, first available wins (default ["en"])',
   ),
   timestamps: z.enum(TIMESTAMP_MODES).optional().describe(
-    "transcript: compact (default; a [MM:SS] anchor per window), absolute ([MM:SS] per line), none (plain text), structured (YAML list of t, d, text)",
+    "transcript: compact (default), absolute, none or structured",
   ),
-  search: z.string().max(500).optional().describe(
-    "transcript: BM25 search over windows (same query language as web_fetch_incisive search=)",
-  ),
+  search: z.string().max(500).optional().describe("transcript: keyword search over windows"),
   windows: z.array(z.number().int().min(0).max(100_000)).max(100).optional().describe(
-    "transcript: window indices to return (from a search or an earlier view)",
+    "transcript: window indexes",
   ),
-  start_seconds: z.number().min(0).optional().describe(
-    "transcript: keep windows ending after this",
-  ),
-  end_seconds: z.number().min(0).optional().describe(
-    "transcript: keep windows starting before this",
-  ),
-  chapter: z.string().max(200).optional().describe(
-    "transcript: keep windows of chapters whose title matches this query",
-  ),
+  start_seconds: z.number().min(0).optional().describe("transcript: windows ending after this"),
+  end_seconds: z.number().min(0).optional().describe("transcript: windows starting before this"),
+  chapter: z.string().max(200).optional().describe("transcript: chapters whose title matches"),
   order: z.enum(["score", "time"]).optional().describe(
-    "transcript search: score (default) or time order",
+    "transcript search: score (default) or time",
   ),
 });
 
@@ -507,31 +497,14 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   });
 }
 
-const DESCRIPTION = `YouTube videos and transcripts (Innertube API).
-
-Actions:
-- video: metadata of one video (url: watch URL, youtu.be, shorts, embed,
-  live, or the 11-character id): channel, duration, views, upload date,
-  caption languages (uploaded and auto-generated), chapters; the
-  description is fenced as untrusted text.
-- transcript: the captions of one video in windows of about 30 s (cut at
-  sentence ends, or at pauses for unpunctuated auto captions). languages:
-  preference list of ISO codes (default ["en"]; uploaded tracks before
-  auto-generated ones). timestamps: compact (default), absolute, none,
-  structured. Narrow with search= (BM25 over windows; order=time to sort
-  by time), start_seconds / end_seconds, chapter= (chapter-title query),
-  or fetch windows=[3,4,5] by index (not combinable with search or the
-  filters).
-- channel: a channel (url: youtube.com/@handle, /channel/UC…, /c/<name>,
-  /user/<name>): name, subscribers, description and its latest uploads.
-- playlist: the items of a playlist (url with list=<id>, or the id), first
-  page, at most limit (default 30).
-- search: videos matching query, first page, at most limit (default 30).
-  Uploads, playlist items and search results are records in the configured output
-  format.
-
-Bot checks, private, age-restricted, unavailable videos and videos without
-captions come back as errors that say what to try.`;
+const DESCRIPTION = `YouTube through its own API.
+- video (url or id): channel, duration, views, date, caption languages,
+  chapters, description;
+- transcript: captions in ~30 s windows (languages=, timestamps=), narrowed
+  by search=, start_seconds / end_seconds, chapter= or windows=;
+- channel (youtube.com/@handle): latest uploads; playlist: items; search:
+  videos matching query.
+Comments: {tool:youtube_comments}.`;
 
 /** The tool declaration. */
 export const youtube = defineTool({
