@@ -1,7 +1,8 @@
 /**
- * MCP over Streamable HTTP at `/mcp`, both eras, and the REST API of
+ * MCP over Streamable HTTP at `/mcp`, both eras, the REST API of
  * `rest.ts` (`/api`, `/api/sections`, `/api/stream`, `/healthz`,
- * `/openapi.json`), behind the same three gates.
+ * `/openapi.json`) and its try-it page of `web.ts` (`/`), behind the same
+ * three gates.
  *
  * 1. **Host** (DNS-rebinding protection): on a loopback bind only
  *    `localhost`, `127.0.0.1` and `[::1]` (any port) are accepted, plus
@@ -13,9 +14,10 @@
  *    Otherwise 403.
  * 3. **Token**: with `PARKOUR_HTTP_TOKEN` set, every request needs
  *    `Authorization: Bearer <token>`; otherwise 401. Binding a non-loopback
- *    address without a token is refused at start. `/healthz` alone is served
+ *    address without a token is refused at start. `/healthz` is served
  *    without the token (probes carry no credentials; it tells only the
- *    version), but still passes the Host and Origin gates.
+ *    version), and so is the try-it page (it holds no data, and its own API
+ *    calls send the token), but both still pass the Host and Origin gates.
  *
  * Behind the gates the SDK's per-request handler serves 2026-07-28 traffic
  * (POST only; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` checked
@@ -27,6 +29,7 @@
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import { log } from "../log.ts";
 import { type RestApi, restPath, TOKEN_FREE_PATHS } from "./rest.ts";
+import { webPath, webResponse } from "./web.ts";
 
 /** Settings of {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -199,7 +202,10 @@ export function gatedHandler(
     }
     const mcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
     const rest = options.rest !== undefined ? restPath(url.pathname) : undefined;
-    const refusal = check(request, !(rest !== undefined && TOKEN_FREE_PATHS.has(rest)));
+    // The try-it page is a client of the REST API, so it is served with it.
+    const web = options.rest !== undefined ? webPath(url.pathname) : undefined;
+    const tokenFree = web !== undefined || (rest !== undefined && TOKEN_FREE_PATHS.has(rest));
+    const refusal = check(request, !tokenFree);
     if (refusal) {
       const headers = refusal.status === 401 ? CHALLENGE : undefined;
       if (mcp) return jsonError(refusal.status, -32000, refusal.message, headers);
@@ -210,11 +216,12 @@ export function gatedHandler(
     }
     if (mcp) return await options.handler.fetch(request);
     if (rest !== undefined) return await options.rest!.fetch(request);
+    if (web !== undefined) return webResponse(web, request);
     return Response.json(
       {
         error: "not found",
         hint: options.rest
-          ? "the MCP endpoint is /mcp, the HTTP API /api"
+          ? "the MCP endpoint is /mcp, the HTTP API /api, the try-it page /"
           : "the MCP endpoint is /mcp",
       },
       { status: 404 },
