@@ -73,7 +73,11 @@ export function createApp(options: AppOptions): App {
         onListen: (address) => {
           onListen?.(address);
           const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-          log("info", `HTTP API at http://${host}:${address.port}/api (see /openapi.json)`);
+          const origin = `http://${host}:${address.port}`;
+          log(
+            "info",
+            `HTTP API at ${origin}/api (see /openapi.json); try it in a browser at ${origin}/`,
+          );
         },
       }),
   };

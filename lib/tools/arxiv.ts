@@ -59,6 +59,7 @@ const schema = z.object({
 export type ArxivArgs = z.infer<typeof schema>;
 
 const DESCRIPTION = `Search arXiv and read paper records through arXiv's own API.
+
 - search: arXiv syntax: ti: (title), au:, abs:, cat:, all:; AND, OR, ANDNOT,
   "phrases", parentheses (ti:"attention is all you need" AND au:vaswani);
 - category: newest papers of a category (cs.CL, hep-th);

@@ -156,6 +156,7 @@ async function latestAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 }
 
 const DESCRIPTION = `Discourse forums through their JSON API.
+
 - topic: query is the topic URL, or an id with base_url; each post is a
   section named by its number, 100 posts a page;
 - search: query in Discourse syntax, at base_url;

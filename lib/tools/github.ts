@@ -76,7 +76,8 @@ const schema = z.object({
 export type GithubArgs = z.infer<typeof schema>;
 
 const DESCRIPTION = `GitHub through its REST API: search, repository facts, files and threads
-(GitHub URLs also work in {tool:web_fetch_incisive}). Actions (query):
+(GitHub URLs also work in {tool:web_fetch_incisive}).
+
 - search_issues, search_repos, search_code: GitHub search syntax
   ('repo:python/cpython is:open label:bug'; code search needs GITHUB_TOKEN);
 - repo owner/repo: stars, licence, README, CITATION.cff, Scorecard; it goes

@@ -70,7 +70,8 @@ const schema = z.object({
 /** Arguments of the tool. */
 export type HuggingFaceArgs = z.infer<typeof schema>;
 
-const DESCRIPTION = `Models on the Hugging Face Hub through its API. Actions (query):
+const DESCRIPTION = `Models on the Hugging Face Hub through its API.
+
 - model owner/name[@rev] or URL: architecture, parameters, weight files,
   base model, model card;
 - quant_audit: the model compared with its base model;

@@ -238,6 +238,7 @@ async function subseriesAction(args: Args, ctx: ToolContext): Promise<ToolResult
 }
 
 const DESCRIPTION = `IETF documents through the RFC Editor and Datatracker.
+
 - rfc: query 9110, 'RFC 9110', its DOI or URL: status, dates, working
   group, abstract, obsoletes/updates, errata, and full_text to read with
   {tool:web_fetch_incisive}; it goes on the research shelf;

@@ -329,6 +329,7 @@ function validate(args: Args): void {
 
 const DESCRIPTION = `Wikipedia, its sister projects and any MediaWiki site through the wiki's
 API: clean Markdown, infoboxes as tables, footnotes kept.
+
 - page: title= (with wiki=, default en) or a URL; section=, search=,
   slices= as in {tool:web_fetch_incisive};
 - search: query=, namespace=;

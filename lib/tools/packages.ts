@@ -728,7 +728,8 @@ async function advisoryAction(args: Args, ctx: ToolContext): Promise<ToolResult>
 }
 
 const DESCRIPTION = `Open-source packages from deps.dev. Ecosystems: npm, pypi (pip, python),
-go, maven, cargo (crates, rust), nuget, rubygems (gem). Actions (query):
+go, maven, cargo (crates, rust), nuget, rubygems (gem).
+
 - package ecosystem/name (pypi/requests): versions;
 - version ecosystem/name@version: licences, advisories (CVSS), provenance;
 - dependencies ecosystem/name[@version]: the resolved graph;

@@ -178,6 +178,11 @@ export interface RegistryOptions {
   select?: string | readonly string[];
   /** Where the selection came from, for its error (`--tools`, `PARKOUR_TOOLS`). */
   selectFrom?: string;
+  /**
+   * Describe every tool as configured (its full description even without its
+   * key), for listings made for other machines such as the extension manifest.
+   */
+  assumeConfigured?: boolean;
 }
 
 /** The tools of one profile, checked and resolved. */
@@ -205,7 +210,8 @@ export class ToolRegistry {
     const selected = selectTools(definitions, options.select, options.selectFrom);
     const listed = selected ? definitions.filter((d) => selected.has(d.key)) : definitions;
     this.#tools = listed.map((definition) => {
-      const template = definition.unconfigured && !definition.unconfigured.configured()
+      const template = definition.unconfigured && !options.assumeConfigured &&
+          !definition.unconfigured.configured()
         ? definition.unconfigured.description
         : typeof definition.description === "string"
         ? definition.description

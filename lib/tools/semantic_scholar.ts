@@ -404,7 +404,8 @@ export const semanticScholar = defineTool({
   names: { desktop: "semantic_scholar", code: "SemanticScholar" },
   title: "SemanticScholar",
   description:
-    `Semantic Scholar's academic graph: papers, citations, references, authors and full-text passages. Actions (query):
+    `Semantic Scholar's academic graph: papers, citations, references, authors and full-text passages.
+
 - search: words; papers with year, authors, venue, citation count;
 - paper: an id (S2 id or URL, DOI:, ARXIV:, PMID:, CorpusId:): authors, ids, open-access PDF, TL;DR, abstract, BibTeX; it goes on the research shelf;
 - references / citations: a paper id; with citation contexts;

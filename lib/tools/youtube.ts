@@ -498,6 +498,7 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 }
 
 const DESCRIPTION = `YouTube through its own API.
+
 - video (url or id): channel, duration, views, date, caption languages,
   chapters, description;
 - transcript: captions in ~30 s windows (languages=, timestamps=), narrowed
