@@ -76,12 +76,12 @@ const schema = z.object({
 export type GithubArgs = z.infer<typeof schema>;
 
 const DESCRIPTION = `GitHub through its REST API: search, repository facts, files and threads
-(GitHub URLs also work in {tool:web_fetch_incisive}).
+(GitHub URLs work in {tool:web_fetch_incisive} too).
 
 - search_issues, search_repos, search_code: GitHub search syntax
-  ('repo:python/cpython is:open label:bug'; code search needs GITHUB_TOKEN);
-- repo owner/repo: stars, licence, README, CITATION.cff, Scorecard; it goes
-  on the research shelf;
+  ('repo:python/cpython is:open label:bug'; code needs GITHUB_TOKEN);
+- repo owner/repo: stars, licence, README, CITATION.cff, Scorecard (goes
+  on the research shelf);
 - tree owner/repo[/dir]; file owner/repo/path[#L10-L20];
 - issue, pull_request owner/repo#123: body and comments;
 - issue_templates owner/repo.`;

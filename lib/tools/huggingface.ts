@@ -75,10 +75,10 @@ const DESCRIPTION = `Models on the Hugging Face Hub through its API.
 - model owner/name[@rev] or URL: architecture, parameters, weight files,
   base model, model card;
 - quant_audit: the model compared with its base model;
-- file owner/name/path: text with line numbers; weights are never
-  downloaded (size, checksum; safetensors_header=true lists tensors);
+- file owner/name/path: text; weights are never downloaded (size,
+  checksum; safetensors_header=true lists tensors);
 - tree owner/name[/folder]; search: free text; org: an author's models.
-huggingface.co URLs also work in {tool:web_fetch_incisive}. HF_TOKEN unlocks
+huggingface.co URLs work in {tool:web_fetch_incisive} too. HF_TOKEN unlocks
 gated repos.`;
 
 function clampLimit(limit: number | undefined, fm: Frontmatter): number {

@@ -369,11 +369,11 @@ async function handler(args: Args, ctx: ToolContext): Promise<ToolResult> {
 }
 
 const DESCRIPTION = `Web search through Kagi: ranked results (title, URL, snippet, date) as
-records, never summarised. query takes Kagi's operators (site:, filetype:,
-"phrase", -term), or a list of queries run in one call. workflow: search
-(default), images, videos, news, podcasts, enrich_web / enrich_news (small
-non-commercial sites), small_web (recent Small Web posts). Read a result
-with {tool:web_fetch_sections} or {tool:web_fetch_incisive}.{resources}`;
+records, never summarised. query takes Kagi's operators (site:, "phrase",
+-term), or a list of queries. workflow: search (default), images, videos,
+news, podcasts, enrich_web / enrich_news (small non-commercial sites),
+small_web (recent Small Web posts). Read a result with
+{tool:web_fetch_sections} or {tool:web_fetch_incisive}.{resources}`;
 
 /** The tool declaration. */
 export const kagiSearch = defineTool({

@@ -43,10 +43,10 @@ const schema = z.object({
   title: z.string().max(1000).optional().describe("page, references: title or URL"),
   query: z.string().max(300).optional().describe("search: words"),
   wiki: z.string().max(300).optional().describe(
-    "which wiki (default en): language code, sister project, host or URL",
+    "wiki (default en): language, sister project, host or URL",
   ),
   section: z.union([z.string(), z.array(z.string()).max(50)]).optional().describe(
-    "page: section(s) by heading, slug or id",
+    "page: section(s)",
   ),
   search: z.string().max(2000).optional().describe("page: keyword search"),
   slices: z.union([z.number().int(), z.array(z.number().int()).max(100)]).optional().describe(
@@ -55,14 +55,14 @@ const schema = z.object({
   footnotes: z.union([z.number().int().min(1), z.array(z.number().int().min(1)).max(100)])
     .optional().describe("references: footnote numbers"),
   citations: z.union([z.string().max(300), z.array(z.string().max(300)).max(100)]).optional()
-    .describe("references: author-date ids (CITEREFSmith2007)"),
-  limit: z.number().int().optional().describe("search: results (default 10, up to 50)"),
+    .describe("references: CITEREF ids"),
+  limit: z.number().int().optional().describe("search: results (default 10)"),
   offset: z.number().int().min(0).max(10_000).optional().describe("search: results to skip"),
   namespace: z.number().int().min(0).max(100_000).optional().describe(
-    "search: namespace number (0 articles)",
+    "search: namespace (0 articles)",
   ),
   max_tokens: z.number().int().min(50).max(25000).optional().describe(
-    `token budget (default ${DEFAULT_MAX_TOKENS})`,
+    `page: token budget (default ${DEFAULT_MAX_TOKENS})`,
   ),
 });
 

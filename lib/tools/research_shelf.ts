@@ -40,31 +40,17 @@ const FORMATS = ["bibtex", "ris", "json"] as const;
 export const EXPORT_PAGE = 100;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe(
-    "list | confirm | score | note | remove | export | import | clear",
-  ),
-  section: z.enum(SECTIONS).optional().describe(
-    "list: active (default), retracted or all",
-  ),
+  action: z.enum(ACTIONS),
+  section: z.enum(SECTIONS).optional().describe("list: active (default), retracted or all"),
   doi: z.string().max(2000).optional().describe(
-    "the work's DOI (or github:owner/repo); remove takes several, comma-separated",
+    "a DOI (or github:owner/repo); remove takes several",
   ),
-  score: z.number().int().min(-1000).max(1000).optional().describe(
-    "score: a whole number (e.g. 0-10)",
-  ),
-  text: z.string().max(MAX_NOTE).optional().describe(
-    "note: replaces the previous note; empty removes it",
-  ),
+  score: z.number().int().min(-1000).max(1000).optional().describe("score: a whole number"),
+  text: z.string().max(MAX_NOTE).optional().describe("note: the note (empty removes it)"),
   format: z.enum(FORMATS).optional().describe("export: bibtex (default), ris or json"),
-  with_retracted: z.boolean().optional().describe(
-    "export: include retracted works",
-  ),
-  page: z.number().int().min(1).optional().describe(
-    `export: page of ${EXPORT_PAGE} entries (default 1; next_page says when more)`,
-  ),
-  data: z.string().optional().describe(
-    "import: JSON from export format=json, merged in",
-  ),
+  with_retracted: z.boolean().optional().describe("export: include retracted works"),
+  page: z.number().int().min(1).optional().describe(`export: page of ${EXPORT_PAGE} (default 1)`),
+  data: z.string().optional().describe("import: a JSON export"),
 });
 
 /** Arguments of the tool. */

@@ -403,15 +403,13 @@ export const semanticScholar = defineTool({
   key: "semantic_scholar",
   names: { desktop: "semantic_scholar", code: "SemanticScholar" },
   title: "SemanticScholar",
-  description:
-    `Semantic Scholar's academic graph: papers, citations, references, authors and full-text passages.
+  description: `Semantic Scholar's academic graph: papers, citations, authors, full-text passages.
 
-- search: words; papers with year, authors, venue, citation count;
-- paper: an id (S2 id or URL, DOI:, ARXIV:, PMID:, CorpusId:): authors, ids, open-access PDF, TL;DR, abstract, BibTeX; it goes on the research shelf;
-- references / citations: a paper id; with citation contexts;
-- author_search: a name; author: an author id: profile and papers;
-- snippets: words; passages from full texts (paper_id= for one paper).
-limit and offset page; fields= replaces the returned fields.`,
+- search: words; papers with year, authors, venue, citations;
+- paper: an id (S2 id or URL, DOI:, ARXIV:, PMID:): authors, open-access PDF, TL;DR, abstract, BibTeX (goes on the research shelf);
+- references / citations: a paper id; with contexts;
+- author_search: a name; author: an author id;
+- snippets: words; passages from full texts (paper_id= for one paper).`,
   inputSchema: schema,
   annotations: {
     readOnlyHint: true,

@@ -289,13 +289,12 @@ const schema = pageRequestSchema;
 const DESCRIPTION = `Read a web page's own words, with no summariser: use it instead of
 {tool:web_fetch} for a definition, a number, code or a table. Reddit, GitHub,
 arXiv, wiki, Discourse and Hugging Face URLs are read through their APIs. On
-a long page call {tool:web_fetch_sections} first; the page is cached, so
-follow-ups are cheap.
+a long page call {tool:web_fetch_sections} first; follow-ups use the cache.
 
 One view per call: none (the page from the top within max_tokens, then its
 section list); section=; search= (keywords, best slices first: +must -not
-"phrase" (a OR b) word~; see ${SEARCH_HELP_URI}); slices= (to read around a
-hit); query= (a question in plain words: only the sections that answer it,
+"phrase" (a OR b) word~; see ${SEARCH_HELP_URI}); slices= (around a hit);
+query= (a question in plain words: only the sections that answer it,
 within max_tokens).
 
 Answers start with YAML frontmatter (trusted facts, token counts, hints);

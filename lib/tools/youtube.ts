@@ -56,26 +56,24 @@ const CHANNEL = /^UC[A-Za-z0-9_-]{22}$/;
 const schema = z.object({
   action: z.enum(ACTIONS),
   url: z.string().max(500).optional().describe(
-    "a video URL or id; channel: youtube.com/@handle; playlist: URL or id",
+    "a video URL or id, youtube.com/@handle, or a playlist",
   ),
   query: z.string().max(300).optional().describe("search: words"),
   limit: z.number().int().optional().describe("channel, playlist, search: entries (default 30)"),
   languages: z.array(z.string().max(20)).max(10).optional().describe(
-    'transcript: ISO codes, first available wins (default ["en"])',
+    'transcript: ISO codes by preference (default ["en"])',
   ),
   timestamps: z.enum(TIMESTAMP_MODES).optional().describe(
-    "transcript: compact (default), absolute, none or structured",
+    "transcript: compact (default), absolute, none, structured",
   ),
-  search: z.string().max(500).optional().describe("transcript: keyword search over windows"),
+  search: z.string().max(500).optional().describe("transcript: keyword search"),
   windows: z.array(z.number().int().min(0).max(100_000)).max(100).optional().describe(
     "transcript: window indexes",
   ),
-  start_seconds: z.number().min(0).optional().describe("transcript: windows ending after this"),
-  end_seconds: z.number().min(0).optional().describe("transcript: windows starting before this"),
-  chapter: z.string().max(200).optional().describe("transcript: chapters whose title matches"),
-  order: z.enum(["score", "time"]).optional().describe(
-    "transcript search: score (default) or time",
-  ),
+  start_seconds: z.number().min(0).optional().describe("transcript: from this second"),
+  end_seconds: z.number().min(0).optional().describe("transcript: up to this second"),
+  chapter: z.string().max(200).optional().describe("transcript: chapters matching this"),
+  order: z.enum(["score", "time"]).optional().describe("search: score (default) or time"),
 });
 
 type Args = z.infer<typeof schema>;

@@ -32,12 +32,14 @@ const tokens = (tools: Tool[]): number => JSON.stringify(tools).length / 4;
 for (const era of ["2026-07-28", "legacy"] as const) {
   const unpinned = era === "legacy";
 
-  Deno.test(`tools/list (${era}): within ${BUDGET_TOKENS} tokens, with and without a Kagi key`, async () => {
+  Deno.test(`tools/list (${era}): within ${BUDGET_TOKENS} tokens, with and without a Kagi key, in both profiles`, async () => {
     const plain = await listed({ unpinned });
     const keyed = await listed({ unpinned, env: { KAGI_API_KEY: KAGI_KEY } });
+    const code = await listed({ unpinned, args: ["--profile", "code"] });
     assert.ok(plain.length >= 13, `all tools listed (${plain.length})`);
     assert.ok(tokens(plain) <= BUDGET_TOKENS, `default list: ${tokens(plain)} tokens`);
     assert.ok(tokens(keyed) <= BUDGET_TOKENS, `with a Kagi key: ${tokens(keyed)} tokens`);
+    assert.ok(tokens(code) <= BUDGET_TOKENS, `code profile: ${tokens(code)} tokens`);
   });
 
   Deno.test(`tools/list (${era}): no zod artefacts, no repeated titles`, async () => {
