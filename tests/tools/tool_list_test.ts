@@ -6,10 +6,12 @@
  * Kagi in one line without a key, and follow `--tools` / `PARKOUR_TOOLS`.
  */
 import assert from "node:assert/strict";
-import type { Client } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import meta from "../../deno.json" with { type: "json" };
 import { TOOL_GROUPS } from "../../lib/tools/registry.ts";
 import { connectServer, startServer } from "../support/mcp_client.ts";
-import { runCli } from "../support/process.ts";
+import { childEnv, MAIN, runCli } from "../support/process.ts";
 
 const BUDGET_TOKENS = 4_500;
 const KAGI_KEY = "kagi-test-key-7f3a9c";
@@ -164,5 +166,57 @@ Deno.test("tools/list: a bound left out of the listing is still enforced, and th
     assert.match((result.content as { text: string }[])[0].text, /8192 characters/);
   } finally {
     await client.close();
+  }
+});
+
+/** Runs `install` as its task does, against the temporary home `home`. */
+async function install(home: string, args: string[]): Promise<{ code: number; output: string }> {
+  const words = meta.tasks.install.split(/\s+/);
+  const flags = words.slice(2, words.indexOf("main.ts"));
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, MAIN, "install", ...args],
+    env: childEnv({ HOME: home, XDG_CONFIG_HOME: `${home}/.config` }),
+    clearEnv: true,
+    cwd: home,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, output: dec.decode(out.stdout) + dec.decode(out.stderr) };
+}
+
+Deno.test("tools/list: install --tools writes a launch line whose server lists only those tools", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "parkour-tools-install-" }));
+  try {
+    const bad = await install(home, ["--target", "cursor", "--tools", "web,nonsense"]);
+    assert.equal(bad.code, 2, bad.output);
+    assert.match(bad.output, /--tools: unknown tool or group 'nonsense'/);
+    await assert.rejects(Deno.stat(`${home}/.cursor/mcp.json`), Deno.errors.NotFound);
+
+    const run = await install(home, ["--target", "cursor", "--tools", "web, GitHub"]);
+    assert.equal(run.code, 0, run.output);
+    const config = JSON.parse(await Deno.readTextFile(`${home}/.cursor/mcp.json`));
+    const entry = config.mcpServers.parkour as { command: string; args: string[] };
+    assert.deepEqual(entry.args.slice(-3), ["serve", "--tools", "web,github"]);
+    // Start the server exactly as written (Deno named by this test's executable).
+    const args = entry.args.slice(entry.args.indexOf("run"));
+    const client = new Client({ name: "tools-install-test", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args,
+        env: childEnv({ HOME: home }),
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.deepEqual(names, ["web_fetch_sections", "web_fetch_incisive", "github"]);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });
