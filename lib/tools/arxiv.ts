@@ -45,13 +45,13 @@ const ACTIONS = ["search", "paper", "category"] as const;
 const schema = z.object({
   action: z.enum(ACTIONS),
   query: z.string().max(1000).describe(
-    "search: arXiv query; paper: id or arXiv URL; category: a code (cs.CL)",
+    "search: arXiv query; paper: id or URL; category: code (cs.CL)",
   ),
   limit: z.number().int().min(1).optional().describe(
     `results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
   ),
   offset: z.number().int().min(0).max(30000).optional().describe("results to skip"),
-  sort_by: z.enum(SORT_BY).optional().describe("default relevance; category: submittedDate"),
+  sort_by: z.enum(SORT_BY).optional().describe("category: submittedDate by default"),
   sort_order: z.enum(SORT_ORDER).optional().describe("default descending"),
 });
 
@@ -60,12 +60,12 @@ export type ArxivArgs = z.infer<typeof schema>;
 
 const DESCRIPTION = `Search arXiv and read paper records through arXiv's own API.
 
-- search: arXiv syntax: ti: (title), au:, abs:, cat:, all:; AND, OR, ANDNOT,
+- search: arXiv syntax: ti: (title), au:, abs:, cat:; AND, OR, ANDNOT,
   "phrases", parentheses (ti:"attention is all you need" AND au:vaswani);
-- category: newest papers of a category (cs.CL, hep-th);
-- paper: one paper by id (2301.01234v2, hep-th/9901001) or URL: authors,
-  versions, DOIs, abstract, HTML full text if any (read it with
-  {tool:web_fetch_incisive}); it goes on the research shelf.`;
+- category: newest papers of a category (cs.CL);
+- paper: one paper by id (2301.01234v2) or URL: authors, versions, DOIs,
+  abstract, HTML full text if any (read it with {tool:web_fetch_incisive});
+  it goes on the research shelf.`;
 
 function firstAuthor(e: ArxivEntry): string {
   if (e.authors.length === 0) return "";

@@ -75,8 +75,7 @@ const schema = z.object({
 /** Arguments of the tool. */
 export type GithubArgs = z.infer<typeof schema>;
 
-const DESCRIPTION = `GitHub through its REST API: search, repository facts, files and threads
-(GitHub URLs work in {tool:web_fetch_incisive} too).
+const DESCRIPTION = `GitHub through its REST API: search, repository facts, files and threads.
 
 - search_issues, search_repos, search_code: GitHub search syntax
   ('repo:python/cpython is:open label:bug'; code needs GITHUB_TOKEN);

@@ -75,8 +75,8 @@ const DESCRIPTION = `Models on the Hugging Face Hub through its API.
 - model owner/name[@rev] or URL: architecture, parameters, weight files,
   base model, model card;
 - quant_audit: the model compared with its base model;
-- file owner/name/path: text; weights are never downloaded (size,
-  checksum; safetensors_header=true lists tensors);
+- file owner/name/path: text; weights are never downloaded
+  (safetensors_header=true lists tensors);
 - tree owner/name[/folder]; search: free text; org: an author's models.
 huggingface.co URLs work in {tool:web_fetch_incisive} too. HF_TOKEN unlocks
 gated repos.`;

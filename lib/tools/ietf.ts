@@ -239,11 +239,11 @@ async function subseriesAction(args: Args, ctx: ToolContext): Promise<ToolResult
 
 const DESCRIPTION = `IETF documents through the RFC Editor and Datatracker.
 
-- rfc: query 9110, 'RFC 9110', its DOI or URL: status, dates, working
-  group, abstract, obsoletes/updates, errata, and full_text to read with
-  {tool:web_fetch_incisive}; it goes on the research shelf;
+- rfc: 9110, 'RFC 9110', its DOI or URL: status, working group, abstract,
+  obsoletes/updates, errata, full_text (read it with
+  {tool:web_fetch_incisive}); it goes on the research shelf;
 - search: RFCs by title words (status=, wg=);
-- draft: an Internet-Draft by name or URL: state, revisions;
+- draft: an Internet-Draft by name or URL;
 - subseries: the RFCs of 'STD 97' or 'BCP 14'.`;
 
 /** The tool declaration. */

@@ -53,14 +53,12 @@ const schema = z.object({
   query: z.union([
     z.string().max(2000),
     z.array(z.string().max(2000)).min(1).max(MAX_QUERIES),
-  ]).optional().describe(
-    `the search (Kagi operators pass through), or a list of up to ${MAX_QUERIES}; not for small_web`,
-  ),
+  ]).optional().describe(`the search, or a list of up to ${MAX_QUERIES}; not for small_web`),
   workflow: z.enum(WORKFLOWS).optional(),
   limit: z.number().int().min(1).max(1024).optional().describe("results per query (default 5)"),
-  page: z.number().int().min(1).max(10).optional().describe("page of results, 1 to 10"),
+  page: z.number().int().min(1).max(10).optional().describe("page, 1 to 10"),
   lens: z.string().max(300).optional().describe(
-    "a lens: built-in slug (programming, academic), lens id or kagi.com lens URL",
+    "lens: a built-in slug (programming), an id or a kagi.com URL",
   ),
   region: z.string().max(20).optional().describe("region code (us, gb, de)"),
   after: z.string().max(40).optional().describe("from this date (YYYY-MM-DD)"),
@@ -371,8 +369,8 @@ async function handler(args: Args, ctx: ToolContext): Promise<ToolResult> {
 const DESCRIPTION = `Web search through Kagi: ranked results (title, URL, snippet, date) as
 records, never summarised. query takes Kagi's operators (site:, "phrase",
 -term), or a list of queries. workflow: search (default), images, videos,
-news, podcasts, enrich_web / enrich_news (small non-commercial sites),
-small_web (recent Small Web posts). Read a result with
+news, podcasts, enrich_web / enrich_news (small sites), small_web (recent
+Small Web posts). Read results with
 {tool:web_fetch_sections} or {tool:web_fetch_incisive}.{resources}`;
 
 /** The tool declaration. */

@@ -734,7 +734,7 @@ go, maven, cargo (crates, rust), nuget, rubygems (gem).
 - version ecosystem/name@version: licences, advisories (CVSS), provenance;
 - dependencies ecosystem/name[@version]: the resolved graph;
 - project github.com/owner/repo: stars, licence, OpenSSF Scorecard;
-- advisory: an OSV id (GHSA-…): severity, affected and fixed versions.`;
+- advisory: an OSV id (GHSA-…): severity, fixed versions.`;
 
 /** The tool declaration. */
 export const packages = defineTool({

@@ -25,16 +25,19 @@ export const FAR_ITEMS = 50;
 
 /**
  * Behaviour hints as listed: `destructiveHint` and `idempotentHint` mean
- * something only for a tool that is not read-only (MCP), so a read-only
- * tool lists `readOnlyHint` and `openWorldHint` alone.
+ * something only for a tool that is not read-only, and `openWorldHint`
+ * defaults to true (MCP), so a read-only tool that reaches the web lists
+ * `readOnlyHint` alone; every other hint is listed as declared.
  */
-export function leanAnnotations<T extends { readOnlyHint?: boolean }>(annotations: T): Partial<T> {
+export function leanAnnotations<T extends { readOnlyHint?: boolean; openWorldHint?: boolean }>(
+  annotations: T,
+): Partial<T> {
   if (!annotations.readOnlyHint) return annotations;
-  const { destructiveHint: _d, idempotentHint: _i, ...rest } = annotations as T & {
+  const { destructiveHint: _d, idempotentHint: _i, openWorldHint, ...rest } = annotations as T & {
     destructiveHint?: boolean;
     idempotentHint?: boolean;
   };
-  return rest as Partial<T>;
+  return (openWorldHint === false ? { ...rest, openWorldHint } : rest) as Partial<T>;
 }
 
 /** A JSON Schema with the token-only parts removed (a new object; the input is kept). */

@@ -48,14 +48,10 @@ const ACTIONS = [
 
 const schema = z.object({
   action: z.enum(ACTIONS),
-  query: z.string().min(1).max(2000).describe(
-    "search words, a paper id or an author id, per action",
-  ),
+  query: z.string().min(1).max(2000).describe("words, a paper id or an author id"),
   limit: z.number().int().min(1).max(1000).optional().describe("results (default 10)"),
   offset: z.number().int().min(0).max(100000).optional().describe("results to skip"),
-  fields: z.string().max(2000).optional().describe(
-    "comma-separated Graph API fields replacing the default set",
-  ),
+  fields: z.string().max(2000).optional().describe("Graph API fields to return, comma-separated"),
   paper_id: z.string().max(2000).optional().describe("snippets: only this paper"),
 });
 
@@ -406,8 +402,8 @@ export const semanticScholar = defineTool({
   description: `Semantic Scholar's academic graph: papers, citations, authors, full-text passages.
 
 - search: words; papers with year, authors, venue, citations;
-- paper: an id (S2 id or URL, DOI:, ARXIV:, PMID:): authors, open-access PDF, TL;DR, abstract, BibTeX (goes on the research shelf);
-- references / citations: a paper id; with contexts;
+- paper: an id (S2 id or URL, DOI:, ARXIV:, PMID:): authors, PDF, TL;DR, abstract, BibTeX (goes on the research shelf);
+- references / citations: a paper id;
 - author_search: a name; author: an author id;
 - snippets: words; passages from full texts (paper_id= for one paper).`,
   inputSchema: schema,

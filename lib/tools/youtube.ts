@@ -497,10 +497,9 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 
 const DESCRIPTION = `YouTube through its own API.
 
-- video (url or id): channel, duration, views, date, caption languages,
-  chapters, description;
-- transcript: captions in ~30 s windows (languages=, timestamps=), narrowed
-  by search=, start_seconds / end_seconds, chapter= or windows=;
+- video (url or id): channel, duration, views, date, captions, chapters;
+- transcript: captions in ~30 s windows, narrowed by search=,
+  start_seconds / end_seconds, chapter= or windows=;
 - channel (youtube.com/@handle): latest uploads; playlist: items; search:
   videos matching query.
 Comments: {tool:youtube_comments}.`;

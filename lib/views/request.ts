@@ -90,9 +90,9 @@ const sectionName = text("section", MAX_SECTION_NAME);
 const actionSchema = z.strictObject({
   type: z.enum(["click", "fill", "select", "wait"], {
     error: (i) => `each action's type must be click, fill, select or wait (got ${show(i.input)})`,
-  }).describe("what to do"),
-  selector: z.string().max(1000).describe("CSS selector of the element"),
-  value: z.string().max(10_000).optional().describe("text to fill or option to select"),
+  }),
+  selector: z.string().max(1000).describe("CSS selector"),
+  value: z.string().max(10_000).optional().describe("text to fill, option to select"),
 });
 
 /** One browser action. */
@@ -119,9 +119,9 @@ export const PAGE_FIELDS = {
           param("section")
         } takes a heading name or a list of at most ${MAX_SECTIONS}, each at most ${MAX_SECTION_NAME} characters`
         : undefined,
-  }).optional().describe("section(s) to return: heading text, slug or #id (as the outline lists)"),
+  }).optional().describe("heading text, slug or #id (as the outline lists)"),
   auto_expand: flag("auto_expand").optional().describe(
-    "with section: include everything filed under the heading",
+    "with section: include its subsections",
   ),
   search: text("search", MAX_QUERY_CHARS).optional().describe(
     "keyword query over the page's slices",
@@ -133,7 +133,7 @@ export const PAGE_FIELDS = {
         : undefined,
   }).optional().describe("slice indexes (from search results)"),
   query: text("query", MAX_QUERY_CHARS).optional().describe(
-    "a question in plain words: only the sections that answer it, within max_tokens",
+    "a question: only the sections that answer it",
   ),
   max_tokens: wholeNumber("max_tokens", MIN_MAX_TOKENS, MAX_MAX_TOKENS).optional().describe(
     `token budget of the answer (default ${DEFAULT_MAX_TOKENS}; with query ${QUERY_DEFAULT_TOKENS})`,
