@@ -114,6 +114,12 @@ const SHARED_FLAGS: Record<string, FlagSpec> = {
     value: "FORMAT",
     help: "format of record-shaped results (default markdown)",
   },
+  "--tools": {
+    kind: "string",
+    value: "LIST",
+    help:
+      "tools to list, comma-separated: groups (web, scholarly, code, community, search, shelf) or tool names (default all; PARKOUR_TOOLS)",
+  },
 };
 
 /** The page size limit, for the commands that read pages. */
@@ -610,7 +616,7 @@ function help(): string {
   }
   lines.push(
     "",
-    "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_HTTP_TOKEN,",
+    "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_TOOLS, PARKOUR_HTTP_TOKEN,",
     "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_CACHE,",
     "PARKOUR_CACHE_MB, PARKOUR_MAX_PAGE_MB, PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
     "(see docs/configuration.md).",
@@ -648,6 +654,10 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   const config = applySharedFlags(configFromEnv(), flags);
   if (typeof flags["--host"] === "string") config.http.host = flags["--host"];
   if (typeof flags["--port"] === "string") config.http.port = Number(flags["--port"]);
+  if (typeof flags["--tools"] === "string") {
+    config.tools = flags["--tools"];
+    config.toolsFrom = "--tools";
+  }
   const shelfFlag = typeof flags["--shelf"] === "string" ? flags["--shelf"] : undefined;
   await openShelf(
     parseShelfSpec(shelfFlag ?? env("PARKOUR_SHELF"), shelfFlag ? "--shelf" : "PARKOUR_SHELF"),

@@ -108,6 +108,10 @@ export interface Config {
   defaultOutput: OutputFormat;
   /** HTTP settings (used by `serve --http`). */
   http: HttpConfig;
+  /** Tools to list (`PARKOUR_TOOLS` or `--tools`: groups, keys or names); all when unset. */
+  tools?: string;
+  /** Where {@link Config.tools} came from, for its error message. */
+  toolsFrom?: string;
 }
 
 /** Reads an environment variable; `undefined` when unset, blank or not permitted. */
@@ -169,6 +173,8 @@ export function configFromEnv(): Config {
       allowedHosts: list(env("PARKOUR_HTTP_ALLOWED_HOSTS")),
       oauth: oauthFromEnv(),
     },
+    tools: env("PARKOUR_TOOLS"),
+    toolsFrom: "PARKOUR_TOOLS",
   };
 }
 

@@ -84,7 +84,8 @@ export async function catalogTools(): Promise<ManifestTool[]> {
   // The catalog decides at import time whether the Semantic Scholar tool exists.
   Deno.env.set("S2_ACCEPT_TOS", "1");
   const { TOOLS } = await import("../lib/tools/catalog.ts");
-  return new ToolRegistry(TOOLS, "desktop").list().map((t) => ({
+  // Every setting is filled in where the extension runs: each tool as configured.
+  return new ToolRegistry(TOOLS, "desktop", { assumeConfigured: true }).list().map((t) => ({
     name: t.name,
     description: summary(t.description),
   }));

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkToolSelection } from "../tools/groups.ts";
 import type { Flags } from "../flags.ts";
 import { configDir, ConfigError } from "../config.ts";
 import { SYSTEM_CHROMIUM } from "../render/browser.ts";
@@ -195,6 +196,9 @@ function buildLaunch(
   for (const flag of ["--profile", "--default-output"]) {
     const value = flags[flag];
     if (typeof value === "string") serverArgs.push(flag, value);
+  }
+  if (typeof flags["--tools"] === "string") {
+    serverArgs.push("--tools", checkToolSelection(flags["--tools"]));
   }
   const shelf = flags["--shelf"];
   if (typeof shelf === "string") {

@@ -42,7 +42,10 @@ export interface App {
 
 /** Builds an app. */
 export function createApp(options: AppOptions): App {
-  const registry = new ToolRegistry(options.tools, options.config.profile);
+  const registry = new ToolRegistry(options.tools, options.config.profile, {
+    select: options.config.tools,
+    selectFrom: options.config.toolsFrom,
+  });
   const factory = () =>
     createMcpServer({
       registry,
@@ -73,7 +76,11 @@ export function createApp(options: AppOptions): App {
         onListen: (address) => {
           onListen?.(address);
           const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-          log("info", `HTTP API at http://${host}:${address.port}/api (see /openapi.json)`);
+          const origin = `http://${host}:${address.port}`;
+          log(
+            "info",
+            `HTTP API at ${origin}/api (see /openapi.json); try it in a browser at ${origin}/`,
+          );
         },
       }),
   };

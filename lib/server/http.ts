@@ -1,7 +1,8 @@
 /**
- * MCP over Streamable HTTP at `/mcp`, both eras, and the REST API of
+ * MCP over Streamable HTTP at `/mcp`, both eras, the REST API of
  * `rest.ts` (`/api`, `/api/sections`, `/api/stream`, `/healthz`,
- * `/openapi.json`), behind the same three gates.
+ * `/openapi.json`) and its try-it page of `web.ts` (`/`), behind the same
+ * three gates.
  *
  * 1. **Host** (DNS-rebinding protection): on a loopback bind only
  *    `localhost`, `127.0.0.1` and `[::1]` (any port) are accepted, plus
@@ -13,9 +14,10 @@
  *    Otherwise 403.
  * 3. **Token**: with `PARKOUR_HTTP_TOKEN` set, every request needs
  *    `Authorization: Bearer <token>`; otherwise 401. Binding a non-loopback
- *    address without a token is refused at start. `/healthz` alone is served
+ *    address without a token is refused at start. `/healthz` is served
  *    without the token (probes carry no credentials; it tells only the
- *    version), but still passes the Host and Origin gates.
+ *    version), and so is the try-it page (it holds no data, and its own API
+ *    calls send the token), but both still pass the Host and Origin gates.
  *
  * Behind the gates the SDK's per-request handler serves 2026-07-28 traffic
  * (POST only; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` checked
@@ -30,6 +32,7 @@ import { LOCAL, type Principal, runAs } from "../principal.ts";
 import { type AuthDecision, metadataPaths, type OAuthResource } from "./auth.ts";
 import { rememberPeer } from "./inflight.ts";
 import { type RestApi, restPath, TOKEN_FREE_PATHS } from "./rest.ts";
+import { webPath, webResponse } from "./web.ts";
 
 /** Settings of {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -254,8 +257,10 @@ export function gatedHandler(
         headers: { "cache-control": "max-age=300" },
       });
     }
+    // The try-it page is a client of the REST API, so it is served with it (its calls carry the token).
+    const web = options.rest !== undefined ? webPath(url.pathname) : undefined;
     let principal: Principal = LOCAL;
-    if (!(rest !== undefined && TOKEN_FREE_PATHS.has(rest))) {
+    if (web === undefined && !(rest !== undefined && TOKEN_FREE_PATHS.has(rest))) {
       const decision = await authorize(request);
       if (!decision.ok) {
         return refuse(decision.status, decision.kind, decision.message, decision.challenge);
@@ -264,11 +269,12 @@ export function gatedHandler(
     }
     if (mcp) return await runAs(principal, () => options.handler.fetch(request));
     if (rest !== undefined) return await runAs(principal, () => options.rest!.fetch(request));
+    if (web !== undefined) return webResponse(web, request);
     return Response.json(
       {
         error: "not found",
         hint: options.rest
-          ? "the MCP endpoint is /mcp, the HTTP API /api"
+          ? "the MCP endpoint is /mcp, the HTTP API /api, the try-it page /"
           : "the MCP endpoint is /mcp",
       },
       { status: 404 },

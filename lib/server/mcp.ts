@@ -28,8 +28,10 @@ import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
 import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/registry.ts";
+import { leanAnnotations, listedSchema } from "../tools/schema.ts";
 import { SHELF_EXPORT_RESOURCES, SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
 import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
+import { SEARCH_HELP_RESOURCE } from "../tools/web_fetch_incisive.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { type Face, renderParams, RequestError } from "../views/request.ts";
 
@@ -76,11 +78,12 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       {
         title: definition.title,
         description: tool.description,
-        // A zod object schema (checked when the registry is built).
-        inputSchema: definition.inputSchema as unknown as StandardSchemaWithJSON<
+        // A zod object schema (checked when the registry is built), listed lean.
+        inputSchema: listedSchema(definition.inputSchema) as unknown as StandardSchemaWithJSON<
           Record<string, unknown>
         >,
-        annotations: { title: definition.title, ...definition.annotations },
+        // The title is the tool's own field; annotations carry only the hints that apply.
+        annotations: leanAnnotations(definition.annotations),
       },
       async (args, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;
@@ -147,6 +150,25 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       }),
     );
   }
+  // The search language the page tools' descriptions point to.
+  server.registerResource(
+    SEARCH_HELP_RESOURCE.name,
+    SEARCH_HELP_RESOURCE.uri,
+    {
+      title: SEARCH_HELP_RESOURCE.title,
+      description: SEARCH_HELP_RESOURCE.description,
+      mimeType: SEARCH_HELP_RESOURCE.mimeType,
+      annotations: { audience: ["assistant"] },
+      cacheHint: { ttlMs: LIST_TTL_MS, cacheScope: "private" },
+    },
+    (uri) => ({
+      contents: [{
+        uri: uri.href,
+        mimeType: SEARCH_HELP_RESOURCE.mimeType,
+        text: SEARCH_HELP_RESOURCE.text,
+      }],
+    }),
+  );
   // Kagi's regions and lenses: fixed for the life of the process.
   for (const resource of KAGI_RESOURCES) {
     server.registerResource(

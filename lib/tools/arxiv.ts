@@ -43,50 +43,29 @@ export const DEFAULT_LIMIT = 10;
 const ACTIONS = ["search", "paper", "category"] as const;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe(
-    "search: query arXiv; paper: one paper's record; category: newest papers of a category",
-  ),
+  action: z.enum(ACTIONS),
   query: z.string().max(1000).describe(
-    "search: arXiv query (e.g. 'ti:transformer AND au:vaswani'); paper: identifier or arXiv URL (2301.01234, 2301.01234v2, hep-th/9901001); category: code such as cs.CL",
+    "search: arXiv query; paper: id or URL; category: code (cs.CL)",
   ),
   limit: z.number().int().min(1).optional().describe(
-    `results per call for search and category (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
+    `results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
   ),
-  offset: z.number().int().min(0).max(30000).optional().describe(
-    "skip this many results (pagination)",
-  ),
-  sort_by: z.enum(SORT_BY).optional().describe(
-    "relevance, lastUpdatedDate or submittedDate (category: submittedDate by default)",
-  ),
-  sort_order: z.enum(SORT_ORDER).optional().describe(
-    "ascending or descending (category: descending by default)",
-  ),
+  offset: z.number().int().min(0).max(30000).optional().describe("results to skip"),
+  sort_by: z.enum(SORT_BY).optional().describe("category: submittedDate by default"),
+  sort_order: z.enum(SORT_ORDER).optional().describe("default descending"),
 });
 
 /** Arguments of the tool. */
 export type ArxivArgs = z.infer<typeof schema>;
 
-const DESCRIPTION = `Search arXiv and read papers' metadata from arXiv's own API.
+const DESCRIPTION = `Search arXiv and read paper records through arXiv's own API.
 
-Actions:
-- search: query in arXiv syntax. Field prefixes: ti: (title), au: (author),
-  abs: (abstract), co: (comment), jr: (journal ref), cat: (category),
-  rn: (report number), all: (all fields). Operators: AND, OR, ANDNOT;
-  "quoted phrases"; parentheses for grouping.
-  Example: ti:"attention is all you need" AND au:vaswani
-- category: newest submissions in a category code (cs.CL, math.AG, hep-th,
-  astro-ph.CO); sorted by submittedDate, descending, unless sort_by /
-  sort_order say otherwise.
-- paper: one paper by identifier (2301.01234, 2301.01234v2, hep-th/9901001,
-  arXiv:2301.01234) or arXiv URL: authors with affiliations, categories,
-  versions, arXiv and publisher DOIs, journal ref, comment, abstract, links,
-  and whether an HTML full text exists (then read it with
-  {tool:web_fetch_incisive}). The paper is added to the research shelf.
-
-search and category return one record per paper (id, title, authors,
-primary category, date); use limit (at most ${MAX_LIMIT}) and offset to page.
-{tool:web_fetch_incisive} on an arxiv.org/abs/ or /pdf/ URL returns the same
-paper record.`;
+- search: arXiv syntax: ti: (title), au:, abs:, cat:; AND, OR, ANDNOT,
+  "phrases", parentheses (ti:"attention is all you need" AND au:vaswani);
+- category: newest papers of a category (cs.CL);
+- paper: one paper by id (2301.01234v2) or URL: authors, versions, DOIs,
+  abstract, HTML full text if any (read it with {tool:web_fetch_incisive});
+  it goes on the research shelf.`;
 
 function firstAuthor(e: ArxivEntry): string {
   if (e.authors.length === 0) return "";

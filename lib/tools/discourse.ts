@@ -34,15 +34,13 @@ import { defineTool, type ToolContext } from "./registry.ts";
 const ACTIONS = ["topic", "search", "latest"] as const;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("topic | search | latest"),
-  query: z.string().max(500).optional().describe(
-    "topic: the topic's URL (https://forum.example/t/slug/123, or /t/slug/123/45 to start at post 45) or its id with base_url; search: the search words (Discourse search syntax); latest: not used",
-  ),
+  action: z.enum(ACTIONS),
+  query: z.string().max(500).optional().describe("topic: URL, or id with base_url; search: words"),
   base_url: z.string().max(500).optional().describe(
-    "the forum's address (https://meta.discourse.org, subfolder kept); needed for search, latest and a bare topic id",
+    "the forum (https://meta.discourse.org); for search, latest and a bare id",
   ),
   limit: z.number().int().min(1).max(50).optional().describe(
-    "search, latest: how many results (default 10, at most 50)",
+    "search, latest: results (default 10)",
   ),
 });
 
@@ -159,21 +157,10 @@ async function latestAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 
 const DESCRIPTION = `Discourse forums through their JSON API.
 
-Actions:
-- topic: a topic by URL (https://forum.example/t/slug/123; /t/slug/123/45
-  starts at post 45) or by id with base_url. Each post is a section named by
-  its number with the author's raw Markdown: read one post with
-  {tool:web_fetch_incisive} and section=N on the topic URL, or search=
-  across posts. Long topics come in pages of up to 100 posts; the
-  frontmatter says where the next page starts.
-- search: posts matching query on the forum at base_url (Discourse search
-  syntax, e.g. 'tags:howto order:latest'); limit (default 10, at most 50).
-- latest: the latest topics of the forum at base_url; limit.
-
-Topic pages fetched with {tool:web_fetch_incisive} or
-{tool:web_fetch_sections} on a Discourse forum are read through this API
-too. Forum text (titles, posts, names) is fenced as untrusted; the
-frontmatter holds validated values only.`;
+- topic: query is the topic URL, or an id with base_url; each post is a
+  section named by its number, 100 posts a page;
+- search: query in Discourse syntax, at base_url;
+- latest: the newest topics at base_url.`;
 
 /** The tool declaration. */
 export const discourse = defineTool({

@@ -63,46 +63,27 @@ const ACTIONS = [
 ] as const;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe(
-    "search_issues, search_code, search_repos, repo, tree, issue, pull_request, file or issue_templates",
-  ),
+  action: z.enum(ACTIONS),
   query: z.string().max(1000).describe(
-    "search: GitHub search syntax (e.g. 'repo:python/cpython is:open label:bug'); repo, issue_templates: owner/repo; tree, file: owner/repo/path (or a blob/tree/raw URL; file takes #L10-L20); issue, pull_request: owner/repo#123 or its URL",
+    "search syntax, owner/repo, owner/repo/path or owner/repo#123 (or a GitHub URL), per action",
   ),
-  ref: z.string().max(200).optional().describe(
-    "file and tree: branch, tag or commit (default: the default branch)",
-  ),
-  limit: z.number().int().min(1).optional().describe(
-    `results per page for searches, comments per page for issue and pull_request (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
-  ),
-  page: z.number().int().min(1).max(1000).optional().describe("page number, from 1"),
+  ref: z.string().max(200).optional().describe("file, tree: branch, tag or commit"),
+  limit: z.number().int().min(1).optional().describe("results or comments per page (default 10)"),
+  page: z.number().int().min(1).max(1000).optional().describe("page, from 1"),
 });
 
 /** Arguments of the tool. */
 export type GithubArgs = z.infer<typeof schema>;
 
-const DESCRIPTION = `Read GitHub through its REST API: search, repositories, files, issues,
-pull requests and issue templates.
+const DESCRIPTION = `GitHub through its REST API: search, repository facts, files and threads.
 
-Actions (query forms):
-- search_issues: GitHub search syntax, e.g. 'repo:python/cpython is:issue is:open label:bug'
-- search_code: e.g. 'repo:denoland/deno Deno.serve language:typescript' (needs GITHUB_TOKEN)
-- search_repos: e.g. 'mcp server language:typescript stars:>100'
-- repo: owner/repo — description, stars, licence, topics, README, CITATION.cff,
-  OpenSSF Scorecard; the repository goes on the research shelf
-- tree: owner/repo or owner/repo/dir, with ref= for a branch, tag or commit
-- file: owner/repo/path/to/file.py (ref= optional); append #L10-L20 for lines
-- issue, pull_request: owner/repo#123 — body, then each comment (pull
-  requests: diff stat and review comments by file); limit and page page
-  through comments
-- issue_templates: owner/repo — issue forms, Markdown templates and contact
-  links, to read before filing an issue
-
-Searches return records (limit at most ${MAX_LIMIT}, page from 1). GitHub URLs
-(blob, raw, tree, issue, pull, gist, wiki, commit, compare, releases) also
-work in {tool:web_fetch_incisive}, where section= reads one comment
-('ic_<id>') and search= searches a long thread or file.
-Set GITHUB_TOKEN for 5,000 requests an hour (60 without).`;
+- search_issues, search_repos, search_code: GitHub search syntax
+  ('repo:python/cpython is:open label:bug'; code needs GITHUB_TOKEN);
+- repo owner/repo: stars, licence, README, CITATION.cff, Scorecard (goes
+  on the research shelf);
+- tree owner/repo[/dir]; file owner/repo/path[#L10-L20];
+- issue, pull_request owner/repo#123: body and comments;
+- issue_templates owner/repo.`;
 
 function limitOf(args: GithubArgs, fm: Frontmatter): number {
   const limit = args.limit ?? DEFAULT_LIMIT;

@@ -52,59 +52,34 @@ export const DEFAULT_LIMIT = 10;
 const ACTIONS = ["model", "file", "tree", "search", "org", "quant_audit"] as const;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe(
-    "model: a model's card and checkpoint; file: one repo file; tree: repo files with sizes; search: find models; org: an author's models; quant_audit: model view plus a comparison with the base model",
-  ),
+  action: z.enum(ACTIONS),
   query: z.string().max(1000).describe(
-    "model/quant_audit: owner/name[@rev] or a huggingface.co URL; file: owner/name/path or a /blob/ or /resolve/ URL; tree: owner/name[/folder]; search: free text; org: owner name",
+    "owner/name[@rev], owner/name/path, a huggingface.co URL, search words or an owner, per action",
   ),
   ref: z.string().max(200).optional().describe(
-    "revision for model, file and tree (branch, tag, commit or refs/pr/N; default main)",
+    "revision: branch, tag, commit or refs/pr/N (default main)",
   ),
-  limit: z.number().int().min(1).optional().describe(
-    `search and org: results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
-  ),
-  author: z.string().max(96).optional().describe(
-    "search: only this user's or organisation's models",
-  ),
-  sort: z.enum(SORTS).optional().describe(
-    "search and org: sort key, descending (default downloads)",
-  ),
+  limit: z.number().int().min(1).optional().describe("search, org: results (default 10)"),
+  author: z.string().max(96).optional().describe("search: this author's models only"),
+  sort: z.enum(SORTS).optional().describe("search, org: sort key, descending (default downloads)"),
   safetensors_header: z.boolean().optional().describe(
-    "file on a .safetensors file: read its tensor list (names, dtypes, shapes) by two HTTP byte-range requests; the weights are never downloaded",
+    "file, .safetensors: list its tensors by byte-range reads",
   ),
 });
 
 /** Arguments of the tool. */
 export type HuggingFaceArgs = z.infer<typeof schema>;
 
-const DESCRIPTION = `Read models on the Hugging Face Hub through its API (never scraped).
+const DESCRIPTION = `Models on the Hugging Face Hub through its API.
 
-Actions:
-- model: owner/name (google-bert/bert-base-uncased), owner/name@rev, or a
-  huggingface.co URL. Architecture, parameter count, checkpoint layout
-  (weight files with sizes and LFS sha256, shards, formats), lineage (base
-  model), gating, and the model card. Effective bits per weight appear only
-  when the Hub's numbers support them; otherwise a note says why not
-  (no parameter count, packed storage, diffusers pipeline, ...).
-- quant_audit: the model view plus ONE extra request for the base model,
-  comparing parameter counts and checkpoint sizes; says what it concluded
-  and why.
-- file: owner/name/path (or a /blob/, /resolve/ URL; ref= for a revision).
-  Text files come back with numbered lines (config.json and shard maps also
-  summarised in the frontmatter). Weight files (.safetensors, .bin, .gguf,
-  ...) are never downloaded: size and LFS checksum only; with
-  safetensors_header=true a .safetensors file's tensor list is read by
-  HTTP byte range.
-- tree: owner/name[/folder] — files with sizes and LFS checksums.
-- search: models matching free text; author=, sort= (downloads, likes,
-  lastModified, trendingScore, createdAt), limit= (at most ${MAX_LIMIT}).
-- org: a user's or organisation's models.
-
-Datasets and Spaces are out of scope (read them with {tool:web_fetch_incisive}).
-{tool:web_fetch_incisive} and {tool:web_fetch_sections} on huggingface.co model,
-file and tree URLs return the same views. A token in HF_TOKEN unlocks gated
-and private repos.`;
+- model owner/name[@rev] or URL: architecture, parameters, weight files,
+  base model, model card;
+- quant_audit: the model compared with its base model;
+- file owner/name/path: text; weights are never downloaded
+  (safetensors_header=true lists tensors);
+- tree owner/name[/folder]; search: free text; org: an author's models.
+huggingface.co URLs work in {tool:web_fetch_incisive} too. HF_TOKEN unlocks
+gated repos.`;
 
 function clampLimit(limit: number | undefined, fm: Frontmatter): number {
   const l = limit ?? DEFAULT_LIMIT;

@@ -44,22 +44,16 @@ const STATUS_KEYS = Object.keys(STATUS_FILTERS) as StatusFilter[];
 const WG = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("rfc | search | draft | subseries"),
+  action: z.enum(ACTIONS),
   query: z.string().max(500).describe(
-    "rfc: 9110, 'RFC 9110', DOI 10.17487/RFC9110 or an RFC Editor / Datatracker URL; " +
-      "search: words of the title; draft: draft name or Datatracker URL; " +
-      "subseries: 'STD 97', 'BCP 14', 'FYI 36'",
+    "rfc: 9110, DOI or URL; search: title words; draft: name or URL; subseries: 'BCP 14'",
   ),
-  limit: z.number().int().min(1).max(50).optional().describe(
-    "search: results per page (default 10, at most 50)",
-  ),
-  offset: z.number().int().min(0).max(100_000).optional().describe(
-    "search: results to skip (default 0)",
-  ),
+  limit: z.number().int().min(1).max(50).optional().describe("search: results (default 10)"),
+  offset: z.number().int().min(0).max(100_000).optional().describe("search: results to skip"),
   status: z.enum(STATUS_KEYS as [StatusFilter, ...StatusFilter[]]).optional().describe(
-    "search: ps (Proposed Standard), std (Internet Standard), bcp, inf (Informational), exp (Experimental), hist (Historic)",
+    "search: RFC status (ps, std, bcp, inf, exp, hist)",
   ),
-  wg: z.string().max(40).optional().describe("search: working group acronym (httpbis, quic, tls)"),
+  wg: z.string().max(40).optional().describe("search: working group (httpbis)"),
 });
 
 type Args = z.infer<typeof schema>;
@@ -243,26 +237,14 @@ async function subseriesAction(args: Args, ctx: ToolContext): Promise<ToolResult
   });
 }
 
-const DESCRIPTION = `IETF documents from the IETF's own services: RFCs (RFC Editor),
-Internet-Drafts and RFC search (Datatracker), subseries (BibXML).
+const DESCRIPTION = `IETF documents through the RFC Editor and Datatracker.
 
-Actions (query says what):
-- rfc: one RFC's record. query: 9110, 'RFC 9110', the DOI 10.17487/RFC9110,
-  or an rfc-editor.org / datatracker.ietf.org URL. Gives status, date,
-  pages, working group, abstract, the obsoletes / obsoleted_by / updates /
-  updated_by chains, subseries (STD/BCP), DOI, formats and errata, and
-  full_text: the rendered RFC's URL, to read with {tool:web_fetch_incisive}
-  (section=, search=, query=). The RFC is tracked on the research shelf.
-- search: RFCs whose title contains query's text; filters status
-  (ps, std, bcp, inf, exp, hist) and wg (working group acronym, e.g.
-  httpbis); limit (default 10, at most 50) and offset to page.
-- draft: an Internet-Draft by name (draft-ietf-quic-transport) or
-  Datatracker URL: state, intended status, stream, working group, abstract,
-  recent revisions and the URL of its text.
-- subseries: the RFCs of 'STD 97', 'BCP 14' or 'FYI 36'.
-
-Upstream text (titles, abstracts, names) is fenced as untrusted; the
-frontmatter holds validated values only.`;
+- rfc: 9110, 'RFC 9110', its DOI or URL: status, working group, abstract,
+  obsoletes/updates, errata, full_text (read it with
+  {tool:web_fetch_incisive}); it goes on the research shelf;
+- search: RFCs by title words (status=, wg=);
+- draft: an Internet-Draft by name or URL;
+- subseries: the RFCs of 'STD 97' or 'BCP 14'.`;
 
 /** The tool declaration. */
 export const ietf = defineTool({

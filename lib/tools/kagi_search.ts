@@ -53,25 +53,16 @@ const schema = z.object({
   query: z.union([
     z.string().max(2000),
     z.array(z.string().max(2000)).min(1).max(MAX_QUERIES),
-  ]).optional().describe(
-    'the search; operators pass through (site:, filetype:, intitle:, inurl:, "phrase", +term, -term, (A OR B)). ' +
-      `A list of up to ${MAX_QUERIES} queries runs each and groups the results per query. Not used by small_web.`,
-  ),
-  workflow: z.enum(WORKFLOWS).optional().describe(
-    "search (default) | images | videos | news | podcasts | enrich_web | enrich_news | small_web",
-  ),
-  limit: z.number().int().min(1).max(1024).optional().describe(
-    "results per query (default 5; at most 1024)",
-  ),
-  page: z.number().int().min(1).max(10).optional().describe(
-    "page of results, 1 to 10 (v1 workflows)",
-  ),
+  ]).optional().describe(`the search, or a list of up to ${MAX_QUERIES}; not for small_web`),
+  workflow: z.enum(WORKFLOWS).optional(),
+  limit: z.number().int().min(1).max(1024).optional().describe("results per query (default 5)"),
+  page: z.number().int().min(1).max(10).optional().describe("page, 1 to 10"),
   lens: z.string().max(300).optional().describe(
-    "a built-in lens (lowercase slug such as 'programming' or 'academic'), a shareable lens id, or a https://kagi.com/lenses/<id> URL",
+    "lens: a built-in slug (programming), an id or a kagi.com URL",
   ),
-  region: z.string().max(20).optional().describe("lowercase region code such as us, gb, de, be_fr"),
-  after: z.string().max(40).optional().describe("only results from this date on (YYYY-MM-DD)"),
-  before: z.string().max(40).optional().describe("only results up to this date (YYYY-MM-DD)"),
+  region: z.string().max(20).optional().describe("region code (us, gb, de)"),
+  after: z.string().max(40).optional().describe("from this date (YYYY-MM-DD)"),
+  before: z.string().max(40).optional().describe("up to this date (YYYY-MM-DD)"),
 });
 
 type Args = z.infer<typeof schema>;
@@ -375,27 +366,12 @@ async function handler(args: Args, ctx: ToolContext): Promise<ToolResult> {
   });
 }
 
-const DESCRIPTION = `Web search through Kagi: ranked results as records (rank, title,
-URL, snippet, date) in the server's output format, never summarised.
-
-query: the search, with Kagi's operators passed through (site:, filetype:,
-intitle:, inurl:, "exact phrase", +term, -term, (A OR B), *). Give a list of
-up to ${MAX_QUERIES} queries to run them all in one call: results come grouped per
-query, and a failing query does not fail the others.
-workflow: search (default), images, videos, news, podcasts; enrich_web and
-enrich_news search Kagi's own index of non-commercial sites and
-discussions (good for blogs and small sites big engines bury);
-small_web lists recent posts from Kagi's Small Web feed (no query).
-limit: results per query (default 5). page: 1 to 10.
-lens: a built-in lens such as 'programming', 'academic', 'forums', 'pdfs'
-(lowercase), a shareable lens id or a kagi.com lens URL.
-region: lowercase code (us, gb, de, be_fr, no_region). after / before:
-YYYY-MM-DD. Invalid values are refused before anything is sent, with the
-valid ones listed.{resources}
-
-Read a result with {tool:web_fetch_sections} (outline) or
-{tool:web_fetch_incisive} (text). Needs a Kagi API key (KAGI_API_KEY or
-~/.config/parkour/kagi_api_key); without one the tool says how to get one.`;
+const DESCRIPTION = `Web search through Kagi: ranked results (title, URL, snippet, date) as
+records, never summarised. query takes Kagi's operators (site:, "phrase",
+-term), or a list of queries. workflow: search (default), images, videos,
+news, podcasts, enrich_web / enrich_news (small sites), small_web (recent
+Small Web posts). Read results with
+{tool:web_fetch_sections} or {tool:web_fetch_incisive}.{resources}`;
 
 /** The tool declaration. */
 export const kagiSearch = defineTool({
@@ -411,6 +387,11 @@ export const kagiSearch = defineTool({
   },
   inputSchema: schema,
   annotations: READS_THE_WEB,
+  unconfigured: {
+    configured: () => kagiApiKey() !== undefined,
+    description:
+      "Web search through Kagi; no Kagi API key is set (KAGI_API_KEY), so only workflow=small_web (recent Small Web posts) works: other calls say how to add a key.",
+  },
   handler,
 });
 

@@ -39,34 +39,30 @@ const ACTIONS = ["page", "search", "references"] as const;
 const HOST = /^[a-z0-9.-]{1,253}$/;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("page | search | references"),
-  title: z.string().max(1000).optional().describe(
-    "page, references: the page's title or its full URL",
-  ),
-  query: z.string().max(300).optional().describe("search: words to find"),
+  action: z.enum(ACTIONS),
+  title: z.string().max(1000).optional().describe("page, references: title or URL"),
+  query: z.string().max(300).optional().describe("search: words"),
   wiki: z.string().max(300).optional().describe(
-    "which wiki (default en): a language code (en, de), a sister project (wiktionary, de.wiktionary, wikidata, commons, wikivoyage), a host or a URL; ignored when title is a URL",
+    "wiki (default en): language, sister project, host or URL",
   ),
   section: z.union([z.string(), z.array(z.string()).max(50)]).optional().describe(
-    "page: section(s) by heading, slug or id",
+    "page: section(s)",
   ),
-  search: z.string().max(2000).optional().describe("page: keyword search within the page"),
+  search: z.string().max(2000).optional().describe("page: keyword search"),
   slices: z.union([z.number().int(), z.array(z.number().int()).max(100)]).optional().describe(
-    "page: slice indexes (from search results)",
+    "page: slice indexes",
   ),
   footnotes: z.union([z.number().int().min(1), z.array(z.number().int().min(1)).max(100)])
-    .optional().describe("references: footnote numbers ([1] in the page is 1)"),
+    .optional().describe("references: footnote numbers"),
   citations: z.union([z.string().max(300), z.array(z.string().max(300)).max(100)]).optional()
-    .describe(
-      "references: author-date citations: '#CITEREFSmith2007', 'CITEREFSmith2007' or 'Smith2007'",
-    ),
-  limit: z.number().int().optional().describe("search: results (default 10, clamped to 1..50)"),
+    .describe("references: CITEREF ids"),
+  limit: z.number().int().optional().describe("search: results (default 10)"),
   offset: z.number().int().min(0).max(10_000).optional().describe("search: results to skip"),
   namespace: z.number().int().min(0).max(100_000).optional().describe(
-    "search: namespace (0 articles, 1 talk, 4 project, 14 categories, 100 portals)",
+    "search: namespace (0 articles)",
   ),
   max_tokens: z.number().int().min(50).max(25000).optional().describe(
-    `token budget (default ${DEFAULT_MAX_TOKENS})`,
+    `page: token budget (default ${DEFAULT_MAX_TOKENS})`,
   ),
 });
 
@@ -331,23 +327,13 @@ function validate(args: Args): void {
   }
 }
 
-const DESCRIPTION = `Wikipedia, its sister projects and any MediaWiki site, through the
-wiki's API.
+const DESCRIPTION = `Wikipedia, its sister projects and any MediaWiki site through the wiki's
+API: clean Markdown, infoboxes as tables, footnotes kept.
 
-Actions:
-- page: an article by title (with wiki=) or by URL, as clean Markdown:
-  infoboxes as tables, footnote markers [1] kept, navboxes and edit links
-  dropped. section=, search= and slices= work as with {tool:web_fetch_incisive};
-  without them the article is cut at max_tokens and its sections listed.
-  Redirects are followed and said; disambiguation pages are noted.
-- search: full-text search (query=, namespace=, limit= 1..50, offset=).
-- references: resolve footnotes=[1, 2] and author-date citations=
-  ['#CITEREFSmith2007'] of a page (title=).
-
-wiki= (default en): a language code (de → de.wikipedia.org), a sister
-project (wiktionary, de.wiktionary, wikidata, commons, wikivoyage, ...), a
-host or a URL. Any /wiki/ URL on a MediaWiki site given to the page tools
-takes this path too.`;
+- page: title= (with wiki=, default en) or a URL; section=, search=,
+  slices= as in {tool:web_fetch_incisive};
+- search: query=, namespace=;
+- references: resolve a page's footnotes= or citations=.`;
 
 /** The tool declaration. */
 export const mediawiki = defineTool({

@@ -65,14 +65,12 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 500;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("package | version | dependencies | project | advisory"),
+  action: z.enum(ACTIONS),
   query: z.string().max(500).describe(
-    "package/version/dependencies: ecosystem/name[@version] (npm/express@4.18.2, pypi/requests, " +
-      "npm/@types/node, go/golang.org/x/net@v0.24.0, maven/org.slf4j:slf4j-api, cargo/serde); " +
-      "project: github.com/owner/repo (or a GitHub/GitLab URL, or owner/repo); advisory: GHSA-xxxx-xxxx-xxxx or another OSV id",
+    "ecosystem/name[@version] (npm/express@4.18.2), github.com/owner/repo or an OSV id, per action",
   ),
   limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(
-    `package: versions listed (default ${DEFAULT_LIMIT}); dependencies: dependencies listed (default 100); advisory: affected packages listed (default 50); at most ${MAX_LIMIT}`,
+    "entries listed (defaults: 20 versions, 100 dependencies, 50 packages)",
   ),
 });
 
@@ -729,33 +727,14 @@ async function advisoryAction(args: Args, ctx: ToolContext): Promise<ToolResult>
   return ctx.respond({ frontmatter: fm, fences, structured });
 }
 
-const DESCRIPTION = `Open-source packages, their versions, dependency graphs, source
-projects and security advisories, from deps.dev (Open Source Insights).
+const DESCRIPTION = `Open-source packages from deps.dev. Ecosystems: npm, pypi (pip, python),
+go, maven, cargo (crates, rust), nuget, rubygems (gem).
 
-Ecosystems (case-insensitive; aliases in brackets): npm, pypi (pip, python),
-go (golang), maven (mvn), cargo (crates, rust), nuget, rubygems (gems, gem,
-ruby).
-
-Actions (query says what):
-- package: ecosystem/name, e.g. pypi/requests, npm/@types/node,
-  go/golang.org/x/net, maven/org.slf4j:slf4j-api. Versions (most recent
-  first; limit, default ${DEFAULT_LIMIT}), the default version, its licences
-  and advisory count, links.
-- version: ecosystem/name@version, e.g. npm/express@4.18.2. Licences,
-  known advisories with severities (CVSS), SLSA provenance and
-  attestations, links, registries, related projects.
-- dependencies: ecosystem/name[@version] (default version when omitted).
-  The resolved graph: direct and indirect counts, each dependency with its
-  resolved version and the declared requirement (limit, default 100).
-- project: github.com/owner/repo (or a GitHub/GitLab URL, or owner/repo).
-  Stars, forks, open issues, licence, description, the OpenSSF Scorecard
-  with every check, OSS-Fuzz coverage.
-- advisory: an OSV id such as GHSA-2qrg-x229-3v8q. Aliases (CVE ids),
-  title, CVSS v3 score, severity and vector, and the affected packages
-  with their version ranges and fixed versions (from the OSV record).
-
-Lists come as records in the configured output format. Upstream text is
-fenced as untrusted; the frontmatter holds validated values only.`;
+- package ecosystem/name (pypi/requests): versions;
+- version ecosystem/name@version: licences, advisories (CVSS), provenance;
+- dependencies ecosystem/name[@version]: the resolved graph;
+- project github.com/owner/repo: stars, licence, OpenSSF Scorecard;
+- advisory: an OSV id (GHSA-…): severity, fixed versions.`;
 
 /** The tool declaration. */
 export const packages = defineTool({

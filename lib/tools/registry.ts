@@ -12,10 +12,19 @@
  *
  * @module
  */
-import { expandToolRefs, type OutputFormat, type Profile, PROFILES } from "../config.ts";
+import {
+  ConfigError,
+  expandToolRefs,
+  type OutputFormat,
+  type Profile,
+  PROFILES,
+} from "../config.ts";
 import type { ResponseContext, ResponseSpec, ToolResult } from "../envelope/response.ts";
 import { buildResponse } from "../envelope/response.ts";
 import type { TipLedger } from "../envelope/tips.ts";
+import { selectionWords, TOOL_GROUPS, unknownWord } from "./groups.ts";
+
+export { TOOL_GROUPS };
 
 /** Behaviour hints shown to clients. */
 export interface ToolAnnotations {
@@ -79,6 +88,16 @@ export interface ToolDefinition<Schema extends ArgsSchema = ArgsSchema> {
   inputSchema: Schema;
   /** Behaviour hints. */
   annotations: ToolAnnotations;
+  /**
+   * For a tool that needs a setting (an API key) to do its main work: whether
+   * the setting is present, and the one-line description listed without it.
+   */
+  unconfigured?: {
+    /** Whether the tool is configured (read when the registry is built). */
+    configured(): boolean;
+    /** The description listed when it is not. */
+    description: string;
+  };
   /** Runs the tool. Thrown errors become `isError` results. */
   handler(
     args: ArgsOf<Schema>,
@@ -117,6 +136,55 @@ export interface ResolvedTool {
   description: string;
 }
 
+/**
+ * Reads a tool selection (`web,github`): group names, tool keys or tool names
+ * of any profile, comma- or space-separated, case-insensitive. Returns the
+ * selected keys among `definitions`; undefined for no selection (all tools).
+ * An unknown word is a {@link ConfigError} naming the valid ones.
+ */
+export function selectTools(
+  definitions: readonly ToolDefinition[],
+  selection: string | readonly string[] | undefined,
+  where = "PARKOUR_TOOLS",
+): Set<string> | undefined {
+  const words = selectionWords(selection);
+  if (words.length === 0 || words.includes("all")) return undefined;
+  const keys = new Set<string>();
+  for (const word of words) {
+    const group = TOOL_GROUPS[word];
+    if (group) {
+      for (const key of group) if (definitions.some((d) => d.key === key)) keys.add(key);
+      continue;
+    }
+    const tool = definitions.find((d) =>
+      d.key === word || PROFILES.some((p) => d.names[p].toLowerCase() === word)
+    );
+    if (!tool) throw unknownWord(where, word, definitions.map((d) => d.key));
+    keys.add(tool.key);
+  }
+  if (keys.size === 0) {
+    throw new ConfigError(
+      `${where}: '${words.join(",")}' selects no tool this server has; tools: ${
+        definitions.map((d) => d.key).join(", ")
+      }`,
+    );
+  }
+  return keys;
+}
+
+/** Options of a {@link ToolRegistry}. */
+export interface RegistryOptions {
+  /** Tools to list: group names, keys or names ({@link selectTools}); all by default. */
+  select?: string | readonly string[];
+  /** Where the selection came from, for its error (`--tools`, `PARKOUR_TOOLS`). */
+  selectFrom?: string;
+  /**
+   * Describe every tool as configured (its full description even without its
+   * key), for listings made for other machines such as the extension manifest.
+   */
+  assumeConfigured?: boolean;
+}
+
 /** The tools of one profile, checked and resolved. */
 export class ToolRegistry {
   readonly profile: Profile;
@@ -124,21 +192,34 @@ export class ToolRegistry {
   readonly #byKey = new Map<string, ResolvedTool>();
   readonly #byName = new Map<string, ResolvedTool>();
 
-  /** Checks the declarations and resolves them for `profile`. */
-  constructor(definitions: readonly ToolDefinition[], profile: Profile) {
+  /**
+   * Checks the declarations and resolves them for `profile`; with a
+   * selection, only the selected tools are listed (references to the others
+   * still resolve to their names).
+   */
+  constructor(
+    definitions: readonly ToolDefinition[],
+    profile: Profile,
+    options: RegistryOptions = {},
+  ) {
     this.profile = profile;
     validateDefinitions(definitions);
     const keys = new Map(definitions.map((d) => [d.key, d]));
     const resolve = (key: string) =>
       keys.get(key)?.names[profile] ?? CLIENT_TOOL_NAMES[key]?.[profile];
-    this.#tools = definitions.map((definition) => {
-      const template = typeof definition.description === "string"
+    const selected = selectTools(definitions, options.select, options.selectFrom);
+    const listed = selected ? definitions.filter((d) => selected.has(d.key)) : definitions;
+    this.#tools = listed.map((definition) => {
+      const template = definition.unconfigured && !options.assumeConfigured &&
+          !definition.unconfigured.configured()
+        ? definition.unconfigured.description
+        : typeof definition.description === "string"
         ? definition.description
         : definition.description[profile];
       const tool: ResolvedTool = {
         definition,
         name: definition.names[profile],
-        description: expandToolRefs(template, resolve).trimEnd(),
+        description: unwrap(expandToolRefs(template, resolve).trimEnd()),
       };
       this.#byKey.set(definition.key, tool);
       this.#byName.set(tool.name, tool);
@@ -168,6 +249,31 @@ export class ToolRegistry {
   toolName = (key: string): string | undefined =>
     (this.isActive(key) ? this.#byKey.get(key)?.name : undefined) ??
       CLIENT_TOOL_NAMES[key]?.[this.profile];
+}
+
+/**
+ * A description as listed: written hard-wrapped in the source, listed as
+ * paragraphs and list items (a line break costs tokens and says nothing).
+ * Blank lines and lines that start a `- ` item are kept.
+ */
+export function unwrap(text: string): string {
+  const out: string[] = [];
+  let inItem = false;
+  for (const line of text.split("\n")) {
+    const item = /^\s*- /.test(line);
+    const last = out.length - 1;
+    // A line continues the previous one unless either is blank or it starts an
+    // item; inside an item only an indented line continues it.
+    const joins = last >= 0 && out[last].trim() !== "" && line.trim() !== "" && !item &&
+      (!inItem || /^\s/.test(line));
+    if (joins) out[last] = `${out[last].trimEnd()} ${line.trim()}`;
+    else {
+      out.push(line.trimEnd());
+      inItem = item;
+    }
+    if (line.trim() === "") inItem = false;
+  }
+  return out.join("\n");
 }
 
 /** Checks declarations for every profile; throws on the first problem. */
@@ -204,6 +310,7 @@ export function validateDefinitions(definitions: readonly ToolDefinition[]): voi
       }
       try {
         expandToolRefs(template, resolve);
+        if (d.unconfigured) expandToolRefs(d.unconfigured.description, resolve);
       } catch (error) {
         throw new Error(`tool '${d.key}' (${profile}): ${(error as Error).message}`);
       }

@@ -41,49 +41,27 @@ const FORMATS = ["bibtex", "ris", "json"] as const;
 export const EXPORT_PAGE = 100;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe(
-    "list | confirm | score | note | remove | export | import | clear",
-  ),
-  section: z.enum(SECTIONS).optional().describe(
-    "list: active (default, citable works), retracted, or all",
-  ),
+  action: z.enum(ACTIONS),
+  section: z.enum(SECTIONS).optional().describe("list: active (default), retracted or all"),
   doi: z.string().max(2000).optional().describe(
-    "confirm, score, note: the work's DOI (any of its DOIs, or github:owner/repo); remove: one or more, comma-separated",
+    "a DOI (or github:owner/repo); remove takes several",
   ),
-  score: z.number().int().min(-1000).max(1000).optional().describe(
-    "score: a whole number (your scale, e.g. 0-10)",
-  ),
-  text: z.string().max(MAX_NOTE).optional().describe(
-    "note: the note to keep with the work (replaces the previous one; empty removes it)",
-  ),
+  score: z.number().int().min(-1000).max(1000).optional().describe("score: a whole number"),
+  text: z.string().max(MAX_NOTE).optional().describe("note: the note (empty removes it)"),
   format: z.enum(FORMATS).optional().describe("export: bibtex (default), ris or json"),
-  with_retracted: z.boolean().optional().describe(
-    "export: include retracted works (marked as such); left out by default",
-  ),
-  page: z.number().int().min(1).optional().describe(
-    `export: the page to give, ${EXPORT_PAGE} entries each (1 by default); a larger shelf says next_page, and the pages of a JSON export import one after another as the whole`,
-  ),
-  data: z.string().optional().describe(
-    "import: the JSON an earlier export format=json produced; merged into the shelf",
-  ),
+  with_retracted: z.boolean().optional().describe("export: include retracted works"),
+  page: z.number().int().min(1).optional().describe(`export: page of ${EXPORT_PAGE} (default 1)`),
+  data: z.string().optional().describe("import: a JSON export"),
 });
 
 /** Arguments of the tool. */
 export type ShelfArgs = z.infer<typeof schema>;
 
-const DESCRIPTION =
-  `Review and export the research shelf: papers, RFCs and citable repositories you inspected one at a time through the scholarly sources are tracked here automatically (by DOI; the arXiv and journal versions of one work become one entry; retracted works are kept apart and never exported as citable unless asked).
-
-Actions:
-- list: a table of the shelf; section=active (default), retracted or all.
-- confirm doi=...: mark a work as one to cite.
-- score doi=... score=N: rate a work.
-- note doi=... text=...: keep a note with a work.
-- remove doi=a,b: drop works.
-- export format=bibtex|ris|json (with_retracted=true to include retracted works): citations to paste into a bibliography, or JSON to keep; 100 entries a page (page=N, next_page says when more; JSON pages import one after another as the whole).
-- import data=<JSON from export format=json>: restore or merge a saved shelf; the shelf's own scores, notes and confirmations win.
-- clear: empty the shelf.
-remove and clear delete entries for good (the tool is marked destructive for them): export format=json first to keep a copy.`;
+const DESCRIPTION = `The research shelf: works read through the scholarly tools (papers, RFCs,
+citable repositories) are tracked here by DOI, versions merged, retracted
+works apart. Actions: list (section=); confirm, score, note, remove (doi=);
+export format=bibtex|ris|json (page=); import data=<JSON export>; clear.
+remove and clear delete for good.`;
 
 function fm(action: (typeof ACTIONS)[number]): Frontmatter {
   return new Frontmatter().set("action", trusted.oneOf(ACTIONS, action));

@@ -47,22 +47,12 @@ const ACTIONS = [
 ] as const;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("what to do (see the description)"),
-  query: z.string().min(1).max(2000).describe(
-    "search words (search, author_search, snippets), a paper id (paper, references, citations) or an author id (author)",
-  ),
-  limit: z.number().int().min(1).max(1000).optional().describe(
-    "results per page (default 10; at most 100, snippets 1000)",
-  ),
-  offset: z.number().int().min(0).max(100000).optional().describe(
-    "results to skip, for paging (default 0)",
-  ),
-  fields: z.string().max(2000).optional().describe(
-    "comma-separated Graph API fields replacing the default set (search, references, citations, author_search, author record); records are then returned as the API gives them",
-  ),
-  paper_id: z.string().max(2000).optional().describe(
-    "snippets only: search within this paper (id or URL, as for paper)",
-  ),
+  action: z.enum(ACTIONS),
+  query: z.string().min(1).max(2000).describe("words, a paper id or an author id"),
+  limit: z.number().int().min(1).max(1000).optional().describe("results (default 10)"),
+  offset: z.number().int().min(0).max(100000).optional().describe("results to skip"),
+  fields: z.string().max(2000).optional().describe("Graph API fields to return, comma-separated"),
+  paper_id: z.string().max(2000).optional().describe("snippets: only this paper"),
 });
 
 /** Arguments of the tool. */
@@ -409,18 +399,13 @@ export const semanticScholar = defineTool({
   key: "semantic_scholar",
   names: { desktop: "semantic_scholar", code: "SemanticScholar" },
   title: "SemanticScholar",
-  description:
-    `Semantic Scholar academic graph: papers, citation counts, references, citations, authors and full-text snippets.
+  description: `Semantic Scholar's academic graph: papers, citations, authors, full-text passages.
 
-Actions (query is):
-- search: search words; papers with year, authors, venue, citations
-- paper: a paper id: 40-hex S2 id, https://www.semanticscholar.org/paper/... URL, DOI:10.x/y (or a bare DOI), ARXIV:2106.15928, PMID:123, CorpusId:123; full detail (authors with affiliations and ORCID, ids, open-access PDF, TL;DR, abstract, BibTeX); tracks the paper on the research shelf when it has a DOI
-- references / citations: a paper id; the papers it cites / that cite it, with citation contexts
-- author_search: a name; authors with affiliations, h-index, paper counts
-- author: an author id (digits from author_search) or URL; profile and papers
-- snippets: search words; passages from full texts; paper_id= limits to one paper (needs full text)
-
-limit (default 10, at most 100; snippets 1000) and offset page through lists. fields overrides the returned fields for search, references, citations, author_search and the author record.`,
+- search: words; papers with year, authors, venue, citations;
+- paper: an id (S2 id or URL, DOI:, ARXIV:, PMID:): authors, PDF, TL;DR, abstract, BibTeX (goes on the research shelf);
+- references / citations: a paper id;
+- author_search: a name; author: an author id;
+- snippets: words; passages from full texts (paper_id= for one paper).`,
   inputSchema: schema,
   annotations: {
     readOnlyHint: true,

@@ -55,15 +55,11 @@ export async function runSections(
   return response;
 }
 
-const DESCRIPTION = `Show a web page's outline: its headings as a tree, each with the address
-(#id or slug) that {tool:web_fetch_incisive} accepts as section=. Cheap even
-for very long pages (specifications, manuals, long articles): call it first
-to decide which sections to read, instead of reading the whole page.
-
-The outline comes in windows of ${OUTLINE_WINDOW} sections; slice=1 shows the next
-window, slice=-1 the last. Sections marked [header only] have no text of
-their own: read them with auto_expand=true or pick a subsection. The page is
-cached, so the follow-up read does not fetch it again.`;
+const DESCRIPTION = `Outline of a web page: its headings as a tree, each with the address that
+{tool:web_fetch_incisive} takes as section=. Cheap at any length: call it
+first on long pages (specifications, manuals, docs) to pick what to read.
+Reddit, GitHub, arXiv, wiki, Discourse and Hugging Face URLs are read
+through their APIs. ${OUTLINE_WINDOW} sections a window (slice=1 the next).`;
 
 /** The tool declaration. */
 export const webFetchSections = defineTool({

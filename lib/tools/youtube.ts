@@ -59,44 +59,32 @@ const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 const CHANNEL = /^UC[A-Za-z0-9_-]{22}$/;
 
 const schema = z.object({
-  action: z.enum(ACTIONS).describe("video | transcript | channel | playlist | search"),
+  action: z.enum(ACTIONS),
   url: z.string().max(500).optional().describe(
-    "video/transcript: a watch URL, youtu.be/<id>, /shorts/<id>, /embed/<id>, /live/<id> or the 11-character id; channel: youtube.com/@handle, /channel/UC…, /c/<name> or /user/<name>; playlist: a URL with list=<id>, or the id",
+    "a video URL or id, youtube.com/@handle, or a playlist",
   ),
-  query: z.string().max(300).optional().describe("search: the words to search videos for"),
+  query: z.string().max(300).optional().describe("search: words"),
   tab: z.enum(CHANNEL_TABS).optional().describe(
-    "channel: which tab to list: videos (default), shorts, streams or playlists",
+    "channel: videos (default), shorts, streams, playlists",
   ),
   continuation: z.string().max(2000).optional().describe(
-    "channel/playlist/search: the next_page value of an earlier answer, for the following page",
+    "channel, playlist, search: next_page of an earlier answer",
   ),
-  limit: z.number().int().optional().describe(
-    "channel/playlist/search: at most this many entries of the page (default 30, clamped to 1..200)",
-  ),
+  limit: z.number().int().optional().describe("channel, playlist, search: entries (default 30)"),
   languages: z.array(z.string().max(20)).max(10).optional().describe(
-    'transcript: language preference as ISO codes, first available wins (default ["en"])',
+    'transcript: ISO codes by preference (default ["en"])',
   ),
   timestamps: z.enum(TIMESTAMP_MODES).optional().describe(
-    "transcript: compact (default; a [MM:SS] anchor per window), absolute ([MM:SS] per line), none (plain text), structured (YAML list of t, d, text)",
+    "transcript: compact (default), absolute, none, structured",
   ),
-  search: z.string().max(500).optional().describe(
-    "transcript: BM25 search over windows (same query language as web_fetch_incisive search=)",
-  ),
+  search: z.string().max(500).optional().describe("transcript: keyword search"),
   windows: z.array(z.number().int().min(0).max(100_000)).max(100).optional().describe(
-    "transcript: window indices to return (from a search or an earlier view)",
+    "transcript: window indexes",
   ),
-  start_seconds: z.number().min(0).optional().describe(
-    "transcript: keep windows ending after this",
-  ),
-  end_seconds: z.number().min(0).optional().describe(
-    "transcript: keep windows starting before this",
-  ),
-  chapter: z.string().max(200).optional().describe(
-    "transcript: keep windows of chapters whose title matches this query",
-  ),
-  order: z.enum(["score", "time"]).optional().describe(
-    "transcript search: score (default) or time order",
-  ),
+  start_seconds: z.number().min(0).optional().describe("transcript: from this second"),
+  end_seconds: z.number().min(0).optional().describe("transcript: up to this second"),
+  chapter: z.string().max(200).optional().describe("transcript: chapters matching this"),
+  order: z.enum(["score", "time"]).optional().describe("search: score (default) or time"),
 });
 
 type Args = z.infer<typeof schema>;
@@ -607,33 +595,15 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   });
 }
 
-const DESCRIPTION = `YouTube videos and transcripts (Innertube API).
+const DESCRIPTION = `YouTube through its own API.
 
-Actions:
-- video: metadata of one video (url: watch URL, youtu.be, shorts, embed,
-  live, or the 11-character id): channel, duration, views, upload date,
-  caption languages (uploaded and auto-generated), chapters; the
-  description is fenced as untrusted text.
-- transcript: the captions of one video in windows of about 30 s (cut at
-  sentence ends, or at pauses for unpunctuated auto captions). languages:
-  preference list of ISO codes (default ["en"]; uploaded tracks before
-  auto-generated ones). timestamps: compact (default), absolute, none,
-  structured. Narrow with search= (BM25 over windows; order=time to sort
-  by time), start_seconds / end_seconds, chapter= (chapter-title query),
-  or fetch windows=[3,4,5] by index (not combinable with search or the
-  filters).
-- channel: a channel (url: youtube.com/@handle, /channel/UC…, /c/<name>,
-  /user/<name>): name, subscribers, description and one tab's entries
-  (tab= videos (default), shorts, streams, playlists).
-- playlist: the items of a playlist (url with list=<id>, or the id).
-- search: videos matching query, at most limit (default 30).
-  Lists say next_page when there is more: pass it as continuation= for
-  the following page.
-  Uploads, playlist items and search results are records in the configured output
-  format.
-
-Bot checks, private, age-restricted, unavailable videos and videos without
-captions come back as errors that say what to try.`;
+- video (url or id): channel, duration, views, date, captions, chapters,
+  comment count;
+- transcript: captions in ~30 s windows, narrowed by search=,
+  start_seconds / end_seconds, chapter= or windows=;
+- channel (youtube.com/@handle): a tab's entries (tab=); playlist: items;
+  search: videos matching query; lists give next_page for continuation=.
+Comments: {tool:youtube_comments}.`;
 
 /** The tool declaration. */
 export const youtube = defineTool({

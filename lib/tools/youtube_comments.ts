@@ -17,15 +17,11 @@ const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const COMMENT_ID = /^[A-Za-z0-9_-]{10,80}$/;
 
 const schema = z.object({
-  url: z.string().max(500).describe(
-    "the video: a watch URL, youtu.be/<id>, /shorts/<id> or the 11-character id",
-  ),
+  url: z.string().max(500).describe("the video's URL or 11-character id"),
   comment_id: z.string().max(100).optional().describe(
-    "id of a top-level comment (id=… in the overview) to read its replies",
+    "a comment's id (from the overview) to read its replies",
   ),
-  limit: z.number().int().optional().describe(
-    "overview: at most this many top-level comments (default 30, clamped to 1..50)",
-  ),
+  limit: z.number().int().optional().describe("top-level comments (default 30, up to 50)"),
 });
 
 type Args = z.infer<typeof schema>;
@@ -113,15 +109,8 @@ async function handle(args: Args, ctx: ToolContext): Promise<ToolResult> {
   });
 }
 
-const DESCRIPTION = `Comments of a YouTube video (Innertube API).
-
-- Without comment_id: the top-level comments sorted by top (first page, at
-  most limit, default 30, up to 50), each with author, pinned/uploader
-  marks, likes, age, id and reply count.
-- With comment_id (an id=… from the overview): that comment and its
-  replies.
-
-Comment text and author names are fenced as untrusted.`;
+const DESCRIPTION = `Comments of a YouTube video: without comment_id the top comments (author,
+likes, age, replies, id); with comment_id, that comment and its replies.`;
 
 /** The tool declaration. */
 export const youtubeComments = defineTool({

@@ -90,9 +90,9 @@ const sectionName = text("section", MAX_SECTION_NAME);
 const actionSchema = z.strictObject({
   type: z.enum(["click", "fill", "select", "wait"], {
     error: (i) => `each action's type must be click, fill, select or wait (got ${show(i.input)})`,
-  }).describe("what to do"),
-  selector: z.string().max(1000).describe("CSS selector of the element"),
-  value: z.string().max(10_000).optional().describe("text to fill or option to select"),
+  }),
+  selector: z.string().max(1000).describe("CSS selector"),
+  value: z.string().max(10_000).optional().describe("text to fill, option to select"),
 });
 
 /** One browser action. */
@@ -103,10 +103,10 @@ const url = z.string({ error: () => `${param("url")} is required: the page's htt
   .max(8192, { error: () => `${param("url")} is limited to 8192 characters` });
 
 const fullPage = flag("full_page").optional().describe(
-  "keep the whole page: skip main-content extraction, so menus, sidebars, related links and comments stay",
+  "keep menus, sidebars and comments: skip main-content extraction",
 );
 const requiresJs = flag("requires_js").optional().describe(
-  "render the page in a headless browser first (seconds; only for pages built by JavaScript)",
+  "render in a headless browser first (seconds; for pages built by JavaScript)",
 );
 
 /** The fields of a page request, as a zod shape (one place for every face). */
@@ -119,9 +119,9 @@ export const PAGE_FIELDS = {
           param("section")
         } takes a heading name or a list of at most ${MAX_SECTIONS}, each at most ${MAX_SECTION_NAME} characters`
         : undefined,
-  }).optional().describe("section(s) to return: heading text, slug or #id (as the outline lists)"),
+  }).optional().describe("heading text, slug or #id (as the outline lists)"),
   auto_expand: flag("auto_expand").optional().describe(
-    "with section: include everything filed under the heading",
+    "with section: include its subsections",
   ),
   search: text("search", MAX_QUERY_CHARS).optional().describe(
     "keyword query over the page's slices",
@@ -131,9 +131,9 @@ export const PAGE_FIELDS = {
       i.code === "invalid_union"
         ? `${param("slices")} takes slice indexes (whole numbers), at most ${MAX_SLICES}`
         : undefined,
-  }).optional().describe("slice indexes to return (from search results, to read neighbours)"),
+  }).optional().describe("slice indexes (from search results)"),
   query: text("query", MAX_QUERY_CHARS).optional().describe(
-    "a question in plain words: only the sections that answer it, within max_tokens",
+    "a question: only the sections that answer it",
   ),
   max_tokens: wholeNumber("max_tokens", MIN_MAX_TOKENS, MAX_MAX_TOKENS).optional().describe(
     `token budget of the answer (default ${DEFAULT_MAX_TOKENS}; with query ${QUERY_DEFAULT_TOKENS})`,
@@ -141,13 +141,13 @@ export const PAGE_FIELDS = {
   full_page: fullPage,
   requires_js: requiresJs,
   actions: z.array(actionSchema).max(MAX_ACTIONS).optional().describe(
-    "clicks, fills, selects and waits to perform in order before reading (implies requires_js)",
+    "clicks, fills, selects, waits to run before reading (implies requires_js)",
   ),
   max_elements: wholeNumber("max_elements", 0, 200).optional().describe(
-    `with requires_js/actions: how many interactive elements to list (default ${DEFAULT_MAX_ELEMENTS}; 0 omits the list)`,
+    `with requires_js: interactive elements to list (default ${DEFAULT_MAX_ELEMENTS}; 0 none)`,
   ),
   allow_offsite: flag("allow_offsite").optional().describe(
-    "with requires_js/actions: let the page navigate to other hosts",
+    "with requires_js: let the page go to other hosts",
   ),
 };
 

@@ -156,3 +156,59 @@ Deno.test("bundle: install run from the bundle writes the bundle's own launch li
     await Deno.remove(place.denoDir, { recursive: true });
   }
 });
+
+Deno.test("bundle: serve --http from an empty directory serves the try-it page and its files", async () => {
+  assert.ok(build.success, buildLog);
+  const place = await emptyPlace();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...permissions({ mode: "http" }).flags,
+      "parkour.js",
+      "serve",
+      "--http",
+      "--port",
+      "0",
+    ],
+    cwd: place.dir,
+    env: env(place.denoDir),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let text = "";
+    let base: string | undefined;
+    while (base === undefined) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      base = /serving MCP at (http:\/\/\S+)\/mcp/.exec(text)?.[1];
+    }
+    assert.ok(base, text);
+    const page = await fetch(`${base}/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    const html = await page.text();
+    assert.match(html, /<script src="\/web\/app\.js"/);
+    for (
+      const [path, type, marker] of [
+        ["/web/app.js", /^text\/javascript/, /\/api\/sections/],
+        ["/web/style.css", /^text\/css/, /#outline-pane/],
+      ] as const
+    ) {
+      const file: Response = await fetch(`${base}${path}`);
+      assert.equal(file.status, 200, path);
+      assert.match(file.headers.get("content-type") ?? "", type);
+      assert.match(await file.text(), marker, `${path} is the embedded file`);
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await reader.cancel().catch(() => {});
+    await Deno.remove(place.dir, { recursive: true });
+    await Deno.remove(place.denoDir, { recursive: true });
+  }
+});

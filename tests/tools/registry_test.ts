@@ -64,13 +64,9 @@ for (const era of ["legacy", "modern"] as Era[]) {
       );
       assert.equal(c[1].description, "Returns a fixed outline; sibling of TestEcho.");
       assert.equal(d[0].title, "Echo");
-      assert.deepEqual(d[1].annotations, {
-        title: "Outline",
-        readOnlyHint: true,
-        destructiveHint: false,
-        openWorldHint: false,
-        idempotentHint: true,
-      });
+      // The title is the tool's own field, not repeated in the annotations; a read-only
+      // tool lists no destructive or idempotent hint (MCP gives them meaning only for writers).
+      assert.deepEqual(d[1].annotations, { readOnlyHint: true, openWorldHint: false });
       const schema = d[0].inputSchema as {
         properties: Record<string, unknown>;
         required: string[];
