@@ -81,7 +81,8 @@ function readability(html: string, url: string): string {
 /** What the CLI prints for `fetch FILE [--format F]` (stdout; "" on failure, counted as such). */
 async function cli(p: Page, format?: string): Promise<string> {
   const args = ["fetch", p.file, ...(format ? ["--format", format] : [])];
-  const { code, stdout, stderr } = await runCli(args, {}, undefined, [`--allow-read=${pagesDir}`]);
+  // Read access as the `fetch` task grants it (the pages, and the modules the CLI loads lazily).
+  const { code, stdout, stderr } = await runCli(args, {}, undefined, ["--allow-read"]);
   if (code !== 0) console.error(`${p.key}: the CLI exited ${code}: ${stderr.slice(0, 200)}`);
   return code === 0 ? stdout : "";
 }

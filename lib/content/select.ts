@@ -424,22 +424,27 @@ function trimEdges(
   }
   if (first < 0) return;
   for (let i = 0; i < blocks.length; i++) {
-    if (!keep[i] || blocks[i].kind !== "text") continue;
-    if (i < first) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    // The label heading a box of teasers after the article ("Related stories").
+    if (b.kind === "heading") {
+      if (i > last && label(i)) keep[i] = false;
+      continue;
+    }
+    if (b.kind !== "text") continue;
+    if (
+      prompt(i) || counter(i) || (b.text <= 40 && AD_LABEL.test(text(i))) ||
+      (short(i) && LABEL_LEAD.test(text(i)) && b.links > 0)
+    ) keep[i] = false;
+    else if (i < first) {
       if (
-        !linkItem(blocks[i], el) &&
-        (byline(i) || prompt(i) || label(i) || /^https?:\/\/\S+$/.test(text(i)))
+        !linkItem(b, el) && (byline(i) || label(i) || /^https?:\/\/\S+$/.test(text(i)))
       ) keep[i] = false;
     } else if (i > last) {
       if (
-        prompt(i) || label(i) || byline(i) || linkItem(blocks[i], el) ||
-        (short(i) && LABEL_LEAD.test(text(i))) || fragment(i)
+        label(i) || byline(i) || linkItem(b, el) || (short(i) && LABEL_LEAD.test(text(i))) ||
+        fragment(i)
       ) keep[i] = false;
-    } else if (
-      prompt(i) || (blocks[i].text <= 40 && AD_LABEL.test(text(i))) || counter(i) ||
-      (short(i) && LABEL_LEAD.test(text(i)) && blocks[i].links > 0)
-    ) {
-      keep[i] = false;
     }
   }
 }
