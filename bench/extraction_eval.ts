@@ -29,7 +29,7 @@
 import { htmlDocument } from "../lib/content/pipeline.ts";
 import { decodeText } from "../lib/net/charset.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
-import { runCli } from "../tests/support/process.ts";
+import { childEnv } from "../tests/support/process.ts";
 import { DOMParser } from "linkedom";
 import { Readability } from "@mozilla/readability";
 
@@ -78,13 +78,30 @@ function readability(html: string, url: string): string {
   return article?.textContent ?? "";
 }
 
+// The `fetch` task's own command line (deno.json), as a user runs `deno task fetch FILE`.
+const ROOT = new URL("../", import.meta.url);
+const FETCH_TASK = (JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
+  tasks: Record<string, string>;
+}).tasks.fetch.split(/\s+/);
+const FETCH_FLAGS = FETCH_TASK.slice(2, FETCH_TASK.indexOf("main.ts"));
+
 /** What the CLI prints for `fetch FILE [--format F]` (stdout; "" on failure, counted as such). */
 async function cli(p: Page, format?: string): Promise<string> {
   const args = ["fetch", p.file, ...(format ? ["--format", format] : [])];
-  // Read access as the `fetch` task grants it (the pages, and the modules the CLI loads lazily).
-  const { code, stdout, stderr } = await runCli(args, {}, undefined, ["--allow-read"]);
-  if (code !== 0) console.error(`${p.key}: the CLI exited ${code}: ${stderr.slice(0, 200)}`);
-  return code === 0 ? stdout : "";
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...FETCH_FLAGS, new URL("main.ts", ROOT).pathname, ...args],
+    env: childEnv(),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  if (!out.success) {
+    const stderr = new TextDecoder().decode(out.stderr);
+    console.error(`${p.key}: the CLI exited ${out.code}: ${stderr.slice(0, 200)}`);
+  }
+  return out.success ? stdout : "";
 }
 
 /** Runs `run` on every page, two at a time (the machine has two cores). */

@@ -372,6 +372,63 @@ function linkItem(b: BlockRecord, el: ElementTable): boolean {
   return false;
 }
 
+/** The list (`ul`, `ol`) a link item belongs to, or -1. */
+function listOf(b: BlockRecord, el: ElementTable): number {
+  for (let a = b.owner, up = 0; a >= 0 && up < 4; a = el.parent[a], up++) {
+    if (el.tag[a] === "li") {
+      const p = el.parent[a];
+      return p >= 0 && (el.tag[p] === "ul" || el.tag[p] === "ol") ? p : -1;
+    }
+  }
+  return -1;
+}
+
+/** Least items of a list of headlines, and least words of each. */
+const HEADLINE_ITEMS = 3;
+const HEADLINE_WORDS = 4;
+
+/**
+ * Lists of headlines: three or more items, each nothing but a link of a
+ * headline's length (four words or more, from a capital), in a list that is all links
+ * ("More on this story", "Most popular" boxes inside the article), with
+ * the heading right above the list.
+ */
+function headlineLists(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+  keep: boolean[],
+): void {
+  const items = new Map<number, number[]>();
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    if (b.kind !== "text") continue;
+    const list = listOf(b, el);
+    if (list < 0) continue;
+    let group = items.get(list);
+    if (!group) items.set(list, group = []);
+    group.push(i);
+  }
+  for (const [list, group] of items) {
+    if (group.length < HEADLINE_ITEMS || el.links[list] < el.text[list] * 0.9) continue;
+    // A headline starts with a capital or a figure (a specification's list
+    // of the terms it imports is lower case).
+    const headlines = group.every((i) => {
+      const t = plainText(markdown, blocks[i]);
+      return linkItem(blocks[i], el) && /^[\p{Lu}\p{N}]/u.test(t) &&
+        t.split(" ").length >= HEADLINE_WORDS;
+    });
+    if (!headlines) continue;
+    for (const i of group) keep[i] = false;
+    // The box's own heading ("More on this story") goes with it.
+    const h = group[0] - 1;
+    if (h >= 0 && blocks[h].kind === "heading" && el.parent[blocks[h].owner] === el.parent[list]) {
+      keep[h] = false;
+    }
+  }
+}
+
 /**
  * The article's edges: before its first sentence, a byline or dateline
  * repeated as text; after its last, related-story lists, "don't miss"
@@ -642,6 +699,7 @@ function choose(
     ) k = false;
     keep[i] = k;
   }
+  headlineLists(blocks, el, markdown, keep);
   trimEdges(blocks, el, markdown, keep);
   dropEmptyHeadings(blocks, keep);
   for (let i = 0; i < blocks.length && all; i++) if (!keep[i]) all = false;

@@ -85,7 +85,7 @@ Deno.test("returned text: embedded posts are content even in boxes named social 
   hasNone(body, ["Share on Facebook", "Share this story"]);
 });
 
-Deno.test("returned text: bylines, teasers, prompts and newsletter boxes around the article are left out", async () => {
+Deno.test("returned text: bylines, headline lists, teasers, prompts and newsletter boxes around the article are left out", async () => {
   const body = await markdown("article_ends");
   hasAll(body, [
     "The estuary ferry will run every twenty minutes",
@@ -98,6 +98,8 @@ Deno.test("returned text: bylines, teasers, prompts and newsletter boxes around 
     "By Ada Quill",
     "Updated March 3, 2026",
     "Advertisement",
+    "More on this story",
+    "Ferry crews vote to end their strike",
     "Don't miss",
     "Follow us on Facebook",
     "Sign up for our free morning newsletter",
