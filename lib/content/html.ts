@@ -46,8 +46,6 @@ export interface FurniturePolicy {
 export interface ImageContext {
   /** The page's `<title>` so far ("" before it was read). */
   title: string;
-  /** The image's `src` as written ("" when none). */
-  src: string;
 }
 
 /** What a {@link FurniturePolicy} knows about an element's position. */
@@ -741,7 +739,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           const top = captures[captures.length - 1];
           if (top?.kind === "link") top.images++;
           if (!alt || inHeading()) return;
-          if (furniture?.image && !furniture.image(alt, { title, src: attrs.src ?? "" })) return;
+          if (furniture?.image && !furniture.image(alt, { title })) return;
           sink().mark(`[Image: ${alt.replace(/[[\]]/g, "")}]`);
           return;
         }
