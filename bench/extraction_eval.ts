@@ -1,23 +1,35 @@
 /**
  * Main-content extraction quality on the article-extraction development
- * split (shared data, never committed), side by side with readability.js:
- * converts every page with the product's pipeline (with extraction, and
- * whole), and with Mozilla's Readability on a linkedom document (its text,
- * as the benchmark scores it), scores each set of predictions with the
- * benchmark's own scorer (`tools/extraction_score.py`) and prints F1,
- * precision, recall and the cost per MB of HTML.
+ * split (shared data, never committed), measured on what the user receives:
+ * every page is read by the CLI (`fetch FILE --format markdown`, the view's
+ * body, the same text the MCP tool fences, the REST API returns and the
+ * library's `read()` gives), and, beside it, the whole envelope the MCP and
+ * CLI faces print (frontmatter and fence markers are not counted by the
+ * scorer; the fence label with the page title is). For comparison: the
+ * Document's Markdown taken inside the process (the figure reported before
+ * the benchmark measured the returned text), the page read whole
+ * (`full_page`), and Mozilla's Readability on a linkedom document (its
+ * text, as the benchmark scores it). Each set of predictions is scored with
+ * the benchmark's own scorer (`tools/extraction_score.py`).
  *
  * ```sh
- * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/extraction_eval.ts [--no-baseline] [--out DIR]
+ * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/extraction_eval.ts \
+ *   [--no-baseline] [--no-cli] [--out DIR]
  * ```
  *
- * Timing covers the conversion only (decoding is shared), each page once,
- * after one warm-up pass over the whole set; this machine is shared and
- * noisy, so compare the ratio, not the absolute figures.
+ * `--no-cli` skips the two CLI runs (one process per page, a few minutes on
+ * a shared machine) for a quick look at the in-process figures; the figure
+ * to report is the CLI's. Timing covers the in-process conversion only
+ * (decoding is shared), each page once, after one warm-up pass over the
+ * whole set; this machine is shared and noisy, so compare the ratio, not the
+ * absolute figures. Predictions (one JSON file per method) are kept in
+ * `--out DIR` for a closer look (`bench/extraction_kinds.ts` reads other
+ * kinds of pages).
  */
 import { htmlDocument } from "../lib/content/pipeline.ts";
 import { decodeText } from "../lib/net/charset.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
+import { childEnv } from "../tests/support/process.ts";
 import { DOMParser } from "linkedom";
 import { Readability } from "@mozilla/readability";
 
@@ -35,18 +47,24 @@ const outAt = Deno.args.indexOf("--out");
 const outDir = outAt >= 0 ? Deno.args[outAt + 1] : await Deno.makeTempDir();
 await Deno.mkdir(outDir, { recursive: true });
 const withBaseline = !Deno.args.includes("--no-baseline");
+const withCli = !Deno.args.includes("--no-cli");
 
 interface Page {
   key: string;
   url: string;
   html: string;
   bytes: number;
+  /** The page as a file the CLI reads. */
+  file: string;
 }
 
+const pagesDir = await Deno.makeTempDir({ prefix: "extraction_pages_" });
 const pages: Page[] = [];
 for (const [key, { url }] of Object.entries(truth)) {
   const raw = await gunzipFile(`${dataset}/html/${key}.html.gz`);
-  pages.push({ key, url, html: decodeText(raw, "text/html").text, bytes: raw.length });
+  const file = `${pagesDir}/${key}.html`;
+  await Deno.writeFile(file, raw);
+  pages.push({ key, url, html: decodeText(raw, "text/html").text, bytes: raw.length, file });
 }
 const megabytes = pages.reduce((n, p) => n + p.bytes, 0) / 1048576;
 
@@ -60,30 +78,92 @@ function readability(html: string, url: string): string {
   return article?.textContent ?? "";
 }
 
-const METHODS: { name: string; run: (p: Page) => string }[] = [
-  { name: "parkour (main content)", run: (p) => htmlDocument(p.html, p.url).markdown },
+// The `fetch` task's own command line (deno.json), as a user runs `deno task fetch FILE`.
+const ROOT = new URL("../", import.meta.url);
+const FETCH_TASK = (JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
+  tasks: Record<string, string>;
+}).tasks.fetch.split(/\s+/);
+const FETCH_FLAGS = FETCH_TASK.slice(2, FETCH_TASK.indexOf("main.ts"));
+
+/** What the CLI prints for `fetch FILE [--format F]` (stdout; "" on failure, counted as such). */
+async function cli(p: Page, format?: string): Promise<string> {
+  const args = ["fetch", p.file, ...(format ? ["--format", format] : [])];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...FETCH_FLAGS, new URL("main.ts", ROOT).pathname, ...args],
+    env: childEnv(),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  if (!out.success) {
+    const stderr = new TextDecoder().decode(out.stderr);
+    console.error(`${p.key}: the CLI exited ${out.code}: ${stderr.slice(0, 200)}`);
+  }
+  return out.success ? stdout : "";
+}
+
+/** Runs `run` on every page, two at a time (the machine has two cores). */
+async function eachPage(run: (p: Page) => Promise<string>): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  let next = 0;
+  const worker = async () => {
+    while (next < pages.length) {
+      const p = pages[next++];
+      out[p.key] = await run(p);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return out;
+}
+
+interface Method {
+  name: string;
+  /** In-process and timed. */
+  run?: (p: Page) => string;
+  /** Through a process per page, not timed. */
+  predict?: () => Promise<Record<string, string>>;
+}
+
+const METHODS: Method[] = [];
+if (withCli) {
+  METHODS.push(
+    {
+      name: "returned: CLI fetch --format markdown",
+      predict: () => eachPage((p) => cli(p, "markdown")),
+    },
+    { name: "returned: CLI fetch (envelope, as MCP)", predict: () => eachPage((p) => cli(p)) },
+  );
+}
+METHODS.push(
   {
-    name: "parkour full_page=true",
+    name: "Document Markdown (old internal figure)",
+    run: (p) => htmlDocument(p.html, p.url).markdown,
+  },
+  {
+    name: "Document Markdown, full_page=true",
     run: (p) => htmlDocument(p.html, p.url, { fullPage: true }).markdown,
   },
-];
+);
 if (withBaseline) {
-  METHODS.push({
-    name: "readability.js text",
-    run: (p) => readability(p.html, p.url),
-  });
+  METHODS.push({ name: "readability.js text", run: (p) => readability(p.html, p.url) });
 }
 
 const rows: string[] = [];
 for (const method of METHODS) {
-  for (const p of pages) method.run(p); // warm-up
-  const predictions: Record<string, string> = {};
-  let millis = 0;
-  for (const p of pages) {
-    const t = performance.now();
-    predictions[p.key] = method.run(p);
-    millis += performance.now() - t;
-  }
+  let predictions: Record<string, string> = {};
+  let cost = "";
+  if (method.run) {
+    for (const p of pages) method.run(p); // warm-up
+    let millis = 0;
+    for (const p of pages) {
+      const t = performance.now();
+      predictions[p.key] = method.run(p);
+      millis += performance.now() - t;
+    }
+    cost = (millis / megabytes).toFixed(0);
+  } else predictions = await method.predict!();
   const file = `${outDir}/${method.name.replace(/\W+/g, "_")}.json`;
   await Deno.writeTextFile(file, JSON.stringify(predictions));
   const score = await new Deno.Command("python3", {
@@ -93,10 +173,9 @@ for (const method of METHODS) {
   const line = new TextDecoder().decode(score.stdout).trim();
   const m = /F1=([\d.]+) precision=([\d.]+) recall=([\d.]+)/.exec(line);
   const [f1, precision, recall] = m ? [m[1], m[2], m[3]] : ["?", "?", "?"];
-  rows.push(
-    `| ${method.name} | ${f1} | ${precision} | ${recall} | ${(millis / megabytes).toFixed(0)} |`,
-  );
+  rows.push(`| ${method.name} | ${f1} | ${precision} | ${recall} | ${cost || "–"} |`);
 }
+await Deno.remove(pagesDir, { recursive: true });
 console.log(`${pages.length} pages, ${megabytes.toFixed(1)} MB of HTML; predictions in ${outDir}`);
 console.log("| method | F1 | precision | recall | ms per MB |");
 console.log("| --- | ---: | ---: | ---: | ---: |");

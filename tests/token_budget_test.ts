@@ -23,7 +23,7 @@ import { runIncisive } from "../lib/tools/web_fetch_incisive.ts";
 import { toolContext, ToolRegistry } from "../lib/tools/registry.ts";
 import { TOOLS } from "../lib/tools/catalog.ts";
 import { envelopeReady, parseFrontmatter } from "../lib/envelope/frontmatter.ts";
-import { parseFences } from "../lib/envelope/fence.ts";
+import { parseFences, sanitizeLabel } from "../lib/envelope/fence.ts";
 
 const SCRIPTS = `${ROOT_DIR}/fixtures/pages/scripts`;
 const PAGES = [
@@ -84,14 +84,24 @@ Deno.test("tokens: fitToBudget keeps text within budget and cuts at a boundary",
   assert.equal((await fitToBudget(text, 0)).text, "");
 });
 
-/** Checks one answer: at most `n` real tokens, at least FLOOR of `n`, honest returned_tokens. */
-async function checkAnswer(label: string, text: string, fm: Record<string, unknown>, n: number) {
-  const real = await countTokens(text);
+/**
+ * Checks one answer: at most `n` real tokens, at least FLOOR of `n`, honest
+ * returned_tokens. The page's title is shown beside the text (the fence's
+ * label, the JSON `title`) and counts in the budget as a `# title` line.
+ */
+async function checkAnswer(
+  label: string,
+  text: string,
+  fm: Record<string, unknown>,
+  n: number,
+  title: string,
+) {
+  const real = await countTokens((title ? `# ${sanitizeLabel(title)}\n\n` : "") + text);
   assert.ok(real <= n, `${label}: ${real} real tokens returned for max_tokens ${n}`);
   assert.ok(real >= FLOOR * n, `${label}: only ${real} real tokens for max_tokens ${n}`);
   assert.equal(fm.truncated, true, `${label}: truncated`);
-  // The real count of what was returned (the fence's title line counted on its own, so a
-  // token or two over); at the response cap, of the whole response.
+  // The real count of what was returned (the title counted on its own, so a token or two
+  // over); at the response cap, of the whole response.
   const reported = Number(fm.returned_tokens);
   assert.ok(reported >= real, `${label}: returned_tokens ${reported} < ${real} real`);
   if (n < 25000) {
@@ -112,7 +122,7 @@ for (const name of PAGES) {
     const out = JSON.parse(stdout);
     const doc = await readFileDocument(`${SCRIPTS}/${name}`);
     assert.ok((await countTokens(doc.markdown)) > 2 * n, `${name} is longer than the budget`);
-    await checkAnswer(name, out.content.join("\n\n"), out.frontmatter, n);
+    await checkAnswer(name, out.content.join("\n\n"), out.frontmatter, n, doc.title);
   });
 }
 
@@ -145,7 +155,7 @@ async function checkPages(pages: AsyncIterable<[string, Document]>, budgets: num
     for (const n of budgets) {
       if (total <= 1.25 * n) continue;
       const { text, fm } = await answer(doc, n);
-      await checkAnswer(`${label} at ${n}`, text, fm, n);
+      await checkAnswer(`${label} at ${n}`, text, fm, n, doc.title);
       checked++;
     }
   }

@@ -35,6 +35,17 @@ export interface FurniturePolicy {
    * document order). Return true to drop the element and everything in it.
    */
   drop(tag: string, attrs: Record<string, string>, context: ElementContext): boolean;
+  /**
+   * Whether an image's alternative text is written (`[Image: alt]`); every
+   * alt is written when the policy has no opinion.
+   */
+  image?(alt: string, context: ImageContext): boolean;
+}
+
+/** What a {@link FurniturePolicy} knows about an image. */
+export interface ImageContext {
+  /** The page's `<title>` so far ("" before it was read). */
+  title: string;
 }
 
 /** What a {@link FurniturePolicy} knows about an element's position. */
@@ -727,7 +738,9 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           const alt = (attrs.alt ?? "").replace(WS, " ").trim();
           const top = captures[captures.length - 1];
           if (top?.kind === "link") top.images++;
-          if (alt && !inHeading()) sink().mark(`[Image: ${alt.replace(/[[\]]/g, "")}]`);
+          if (!alt || inHeading()) return;
+          if (furniture?.image && !furniture.image(alt, { title })) return;
+          sink().mark(`[Image: ${alt.replace(/[[\]]/g, "")}]`);
           return;
         }
         case "input": {

@@ -39,6 +39,11 @@ const HARD = /(^|[\s_-])(comments?|comment-list|commentlist|disqus)([\s_-]|$)/i;
 // "advertisement-off-canvas--pusher" can wrap the whole article).
 const SOFT =
   /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|widget|tags|tag-list|author-bio|byline|modal|popup)([\s_-]|$)/i;
+// Class words of a post embedded from a social network (a tweet, an
+// Instagram or Facebook post, a TikTok, a Bluesky or Mastodon post): quoted
+// by the article, so content, whatever the box around it is called.
+const EMBEDDED_POST =
+  /(^|[\s_-])(twitter-tweet|twitter-video|instagram-media|tiktok-embed|fb-post|fb-video|bluesky-embed|mastodon-embed|reddit-embed-bq|reddit-card|threads-embed|text-post-media|embedded-post)([\s_-]|$)/i;
 // Class words of a photo's caption or credit.
 const CAPTION = /(^|[\s_-])(caption|captions|credit|credits|photo-credit|image-credit)([\s_-]|$)/i;
 // Class words of the box holding an article's own text.
@@ -126,9 +131,22 @@ function hinted(
     const word = el.id[e] === "" ? undefined : furnitureWord(el.id[e], soft);
     return word !== undefined && !topical(e, word);
   };
+  // Text of embedded posts in each subtree: a box that is mostly one (a
+  // "social-embed" or "widget" wrapper) is not furniture.
+  const embedded = new Int32Array(el.parent.length);
+  for (let e = 0; e < el.parent.length; e++) {
+    if (el.hint[e] === "" || !EMBEDDED_POST.test(el.hint[e])) continue;
+    let inner = false;
+    for (let a = el.parent[e]; a >= 0 && !inner; a = el.parent[a]) {
+      inner = el.hint[a] !== "" && EMBEDDED_POST.test(el.hint[a]);
+    }
+    if (inner) continue;
+    for (let a = e; a >= 0; a = el.parent[a]) embedded[a] += el.text[e];
+  }
   for (let e = 0; e < el.parent.length; e++) {
     if (el.hint[e] === "" && el.id[e] === "") continue;
     const hard = marks(e, false);
+    if (!hard && embedded[e] > 0 && embedded[e] >= el.text[e] * 0.5) continue;
     if (!hard && !(prose[e] < totalProse * 0.5 && marks(e, true))) continue;
     if (BODY.test(el.hint[e]) || BODY.test(el.id[e])) continue;
     flagged[e] = 1;
@@ -307,6 +325,187 @@ function captions(blocks: readonly BlockRecord[], el: ElementTable): (e: number)
   return subtreeMembership(el, flagged);
 }
 
+// What an article's edges say that is not the article: prompts to share,
+// follow, subscribe or comment, and newsletter boxes.
+const PROMPT =
+  /\b(?:sign(?:ing)?[ -]?up\b.{0,80}\b(?:newsletters?|inbox|(?:our|daily|weekly) (?:e-?mails?|updates|alerts|briefing))|(?:newsletter|inbox)\b.{0,80}\bsign(?:ing)?[ -]?up|subscribe (?:to|for|now|today)|delivered (?:to|through) your (?:inbox|letterbox|door)|follow (?:us|him|her|them|me)\b.{0,40}\b(?:on|at)\b|(?:like|find) us on facebook|share (?:this|the|on|via)\b.{0,30}\b(?:story|article|post|page|facebook|twitter)|tell us what you think|join the (?:conversation|discussion)|leave a comment|download (?:the|our) app|(?:e-?mail|write to|contact|reach)\b[^.]{0,60}\bat\s+(?:\S+@\S+\.\w+|@\w+))/iu;
+// A label of page furniture: teasers, tags, comments, ads, navigation.
+const LABEL =
+  /^(?:related(?: (?:stories|articles|posts|links|content|coverage|reading))?|more(?: (?:stories|news|from|on|in|like this)\b.*)?|read (?:more|next|also)|also read|don'?t miss|must read|most (?:popular|read|viewed|shared)|popular(?: (?:stories|posts|now))?|trending(?: now)?|recommended(?: for you)?|you (?:may|might) (?:also )?(?:like|enjoy)|(?:top|latest|recent) (?:stories|news|posts|articles)|advert(?:isement)?|sponsored(?: content)?|(?:story|article) continues below|explore further|share(?: this)?|tags?|topics|comments?|\d+ comments?|back(?: to top)?|previous|next|close|print|email)\s*:?$/i;
+// The label of an ad slot, wherever it is.
+const AD_LABEL =
+  /^(?:advert(?:isement)?s?|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?)\s*:?$/i;
+// A gallery's counter.
+const COUNTER =
+  /^(?:(?:image|photo|picture|slide|item)s?\s+)?\d+\s*(?:[-–]\s*\d+\s*)?(?:of|\/)\s*\d+$/i;
+// A teaser line led by such a label ("Related: …", "Don't miss: …").
+const LABEL_LEAD =
+  /^(?:related|read (?:more|next|also)|also read|don'?t miss|must read|more|recommended|trending|watch|listen|ICYMI)\s*:/i;
+// A byline or dateline, as the article's head or tail repeats it.
+const BYLINE =
+  /^(?:(?:by|from|por|von|par|di|door|av)\s+\p{Lu}|(?:updated|published|posted|last (?:updated|modified)|first published|created|modified)\b)/iu;
+const DATE =
+  /\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{4}|\d{4}-\d{2}-\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)/i;
+
+/** The words of a block as a reader sees them (no link targets, no markup). */
+function plainText(markdown: string, b: BlockRecord): string {
+  return markdown.slice(b.start, b.end)
+    .replace(/\]\([^)]*\)/g, "]")
+    .replace(/[[\]*_`#>|]/g, " ")
+    .replace(/^\s*(?:[-+]|\d+[.)])\s+/gm, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Elements whose own text is loose in a layout box, not a paragraph's. */
+const LOOSE = new Set(["div", "span", "section", "aside", "header", "footer", "a", "form"]);
+
+/** Longest block judged by its words alone (a prompt, a label, a byline). */
+const EDGE_MAX = 250;
+
+/** Whether a block is one of a list's items and little but a link. */
+function linkItem(b: BlockRecord, el: ElementTable): boolean {
+  if (b.kind !== "text" || b.text === 0 || b.links < b.text * 0.8) return false;
+  for (let a = b.owner, up = 0; a >= 0 && up < 3; a = el.parent[a], up++) {
+    if (el.tag[a] === "li") return true;
+  }
+  return false;
+}
+
+/** The list (`ul`, `ol`) a link item belongs to, or -1. */
+function listOf(b: BlockRecord, el: ElementTable): number {
+  for (let a = b.owner, up = 0; a >= 0 && up < 4; a = el.parent[a], up++) {
+    if (el.tag[a] === "li") {
+      const p = el.parent[a];
+      return p >= 0 && (el.tag[p] === "ul" || el.tag[p] === "ol") ? p : -1;
+    }
+  }
+  return -1;
+}
+
+/** Least items of a list of headlines, and least words of each. */
+const HEADLINE_ITEMS = 3;
+const HEADLINE_WORDS = 4;
+
+/**
+ * Lists of headlines: three or more items, each nothing but a link of a
+ * headline's length (four words or more, from a capital), in a list that is all links
+ * ("More on this story", "Most popular" boxes inside the article), with
+ * the heading right above the list.
+ */
+function headlineLists(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+  keep: boolean[],
+): void {
+  const items = new Map<number, number[]>();
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    if (b.kind !== "text") continue;
+    const list = listOf(b, el);
+    if (list < 0) continue;
+    let group = items.get(list);
+    if (!group) items.set(list, group = []);
+    group.push(i);
+  }
+  for (const [list, group] of items) {
+    if (group.length < HEADLINE_ITEMS || el.links[list] < el.text[list] * 0.9) continue;
+    // A headline starts with a capital or a figure (a specification's list
+    // of the terms it imports is lower case).
+    const headlines = group.every((i) => {
+      const t = plainText(markdown, blocks[i]);
+      return linkItem(blocks[i], el) && /^[\p{Lu}\p{N}]/u.test(t) &&
+        t.split(" ").length >= HEADLINE_WORDS;
+    });
+    if (!headlines) continue;
+    for (const i of group) keep[i] = false;
+    // The box's own heading ("More on this story") goes with it.
+    const h = group[0] - 1;
+    if (h >= 0 && blocks[h].kind === "heading" && el.parent[blocks[h].owner] === el.parent[list]) {
+      keep[h] = false;
+    }
+  }
+}
+
+/**
+ * The article's edges: before its first sentence, a byline or dateline
+ * repeated as text; after its last, related-story lists, "don't miss"
+ * teasers, share and follow prompts, newsletter boxes, bylines and the
+ * labels of such boxes; anywhere, a short prompt to subscribe, share or
+ * follow, and a teaser line led by a label ("Related: ...").
+ */
+function trimEdges(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+  keep: boolean[],
+): void {
+  const texts = new Map<number, string>();
+  const text = (i: number) => {
+    let t = texts.get(i);
+    if (t === undefined) texts.set(i, t = plainText(markdown, blocks[i]));
+    return t;
+  };
+  const short = (i: number) => blocks[i].text <= EDGE_MAX;
+  // A prompt is the block's point, not a closing line of a longer paragraph.
+  const prompt = (i: number) =>
+    short(i) && PROMPT.test(text(i)) && text(i).split(/[.!?](?:\s|$)/).length <= 4;
+  const label = (i: number) => blocks[i].text <= 40 && LABEL.test(text(i));
+  const byline = (i: number) => {
+    if (blocks[i].text > 120) return false;
+    const t = text(i);
+    return BYLINE.test(t) || (DATE.test(t) && t.split(" ").length <= 12);
+  };
+  // A fragment: a few loose characters that do not end a sentence ("Advert",
+  // "Voltar"), written by a box rather than by a paragraph, item or quote.
+  const fragment = (i: number) =>
+    blocks[i].text < 25 && LOOSE.has(el.tag[blocks[i].owner]) &&
+    !/[.!?。！？]\W*$/u.test(text(i));
+  // A sentence of the article: prose that is none of the above.
+  const sentence = (i: number) =>
+    isProse(blocks[i]) && blocks[i].text >= 60 && text(i).split(" ").length >= 5 &&
+    !prompt(i) && !linkItem(blocks[i], el);
+  // A gallery's counter ("Image 1 of 5", "1 - 5 of 36").
+  const counter = (i: number) => blocks[i].text <= 40 && COUNTER.test(text(i));
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    if (sentence(i) || b.kind === "code" || b.kind === "table") {
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  if (first < 0) return;
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    // The label heading a box of teasers after the article ("Related stories").
+    if (b.kind === "heading") {
+      if (i > last && label(i)) keep[i] = false;
+      continue;
+    }
+    if (b.kind !== "text") continue;
+    if (
+      prompt(i) || counter(i) || (b.text <= 40 && AD_LABEL.test(text(i))) ||
+      (short(i) && LABEL_LEAD.test(text(i)) && b.links > 0)
+    ) keep[i] = false;
+    else if (i < first) {
+      if (
+        !linkItem(b, el) && (byline(i) || label(i) || /^https?:\/\/\S+$/.test(text(i)))
+      ) keep[i] = false;
+    } else if (i > last) {
+      if (
+        label(i) || byline(i) || linkItem(b, el) || (short(i) && LABEL_LEAD.test(text(i))) ||
+        fragment(i)
+      ) keep[i] = false;
+    }
+  }
+}
+
 /** Furniture marks: any mark, and the hard ones (comments). */
 interface Marks {
   any: (e: number) => boolean;
@@ -355,16 +554,57 @@ export function selectMainContent(
     const kept = contentChars(blocks, keep);
     return kept >= FALLBACK_MIN || kept >= total * FALLBACK_SHARE;
   };
-  const marked = choose(blocks, el, hinted(blocks, el, markdown, prose, totalProse), caption);
-  if (enough(marked)) return marked;
-  const plain = choose(blocks, el, NO_MARKS, caption);
+  const marks = hinted(blocks, el, markdown, prose, totalProse);
+  const marked = choose(blocks, el, markdown, marks, caption);
+  if (enough(marked) || shortArticle(blocks, marks, marked)) return marked;
+  const plain = choose(blocks, el, markdown, NO_MARKS, caption);
   return enough(plain) ? plain : undefined;
+}
+
+/** Least sentences (prose blocks of this many characters) of a short article. */
+const SHORT_ARTICLE_SENTENCES = 2;
+const SENTENCE_MIN = 60;
+
+/**
+ * Whether a small choice is a short article followed by its readers'
+ * comments, so that the comment thread, however long, does not replace it:
+ * the kept blocks hold at least two sentences, all come before the first
+ * comment, and hold at least half the prose outside the comments. (A thread
+ * whose every post is marked "comment" keeps nothing of the kind before its
+ * first post, and is read again without the marks.)
+ */
+function shortArticle(
+  blocks: readonly BlockRecord[],
+  marks: Marks,
+  keep: boolean[] | undefined,
+): boolean {
+  if (keep === undefined) return false;
+  let firstComment = blocks.length;
+  let outside = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (b.owner >= 0 && marks.hard(b.owner)) {
+      if (firstComment === blocks.length) firstComment = i;
+    } else if (isProse(b)) outside += b.text;
+  }
+  if (firstComment === blocks.length) return false;
+  let sentences = 0;
+  let kept = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    if (i > firstComment) return false;
+    const b = blocks[i];
+    if (isProse(b)) kept += b.text;
+    if (isProse(b) && b.text >= SENTENCE_MIN) sentences++;
+  }
+  return sentences >= SHORT_ARTICLE_SENTENCES && kept >= outside * 0.5;
 }
 
 /** One choice of the content box and the blocks kept in it. */
 function choose(
   blocks: readonly BlockRecord[],
   el: ElementTable,
+  markdown: string,
   hints: Marks,
   caption: (e: number) => boolean,
 ): boolean[] | undefined {
@@ -459,6 +699,8 @@ function choose(
     ) k = false;
     keep[i] = k;
   }
+  headlineLists(blocks, el, markdown, keep);
+  trimEdges(blocks, el, markdown, keep);
   dropEmptyHeadings(blocks, keep);
   for (let i = 0; i < blocks.length && all; i++) if (!keep[i]) all = false;
   return all ? undefined : keep;

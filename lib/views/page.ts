@@ -9,6 +9,7 @@
 import type { Document } from "../content/document.ts";
 import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
 import type { FencedPart, ResponseSpec } from "../envelope/response.ts";
+import { DEFAULT_LABEL, sanitizeLabel } from "../envelope/fence.ts";
 import { isTrusted, trusted } from "../trust.ts";
 import { checkUrl } from "../net/fetch.ts";
 import { withoutFragment } from "../sources/router.ts";
@@ -146,10 +147,18 @@ export function pageFrontmatter(
   return fm;
 }
 
+/** The label of a page body's fence: the default label and the page's title. */
+export function titleLabel(title?: string): string | undefined {
+  const flat = title ? sanitizeLabel(title) : "";
+  return flat ? `${DEFAULT_LABEL}: ${flat}` : undefined;
+}
+
 /**
  * The envelope of a view result: the page's frontmatter (already holding its
  * head), the view's facts and messages, the body and the closest names in
- * fences of their own.
+ * fences of their own. The page's title labels the body's fence
+ * (`untrusted content: <title>`), so it is shown with the text on every
+ * view without being a line of the text.
  */
 export function envelopeSpec(
   fm: Frontmatter,
@@ -159,7 +168,7 @@ export function envelopeSpec(
 ): ResponseSpec {
   fillFrontmatter(fm, result.facts, result.messages, ctx);
   const fences: FencedPart[] = [];
-  if (result.body !== "") fences.push({ content: result.body, title: title || undefined });
+  if (result.body !== "") fences.push({ content: result.body, label: titleLabel(title) });
   if (result.extra) fences.push({ content: result.extra.content, label: result.extra.label });
   return { frontmatter: fm, fences };
 }

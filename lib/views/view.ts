@@ -168,8 +168,8 @@ export interface ViewOptions {
   sourceOwnsFragment?: boolean;
   /**
    * Tokens shown with the body that count in its budget; by default the
-   * page's title line, which every face shows beside the text (the fence's
-   * first line, the JSON `title`).
+   * page's title (as a `# title` line), which every face shows beside the
+   * text (the fence's label, the JSON `title`).
    */
   reserve?: number;
 }

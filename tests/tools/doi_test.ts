@@ -176,7 +176,7 @@ Deno.test({
     assert.equal(a.fm.api, "DOI");
     assert.equal(a.fm.alert, undefined, "not retracted");
     assert.equal(a.fm.warning, undefined, "enrichment worked");
-    assert.match(a.text, /^│ # Deep learning$/m);
+    assert.match(a.text, /^┌─ untrusted content: Deep learning \[[0-9a-f]{8}\]$/m);
     assert.match(a.body, /\*\*Authors:\*\* LeCun, Yann; Bengio, Yoshua; Hinton, Geoffrey/);
     assert.match(a.body, /\*\*Published:\*\* 2015-05-27 {2}\*\*Publisher:\*\* Springer/);
     assert.match(a.body, /\*\*License:\*\* https:\/\/www\.springer\.com\/tdm$/m);
@@ -199,7 +199,10 @@ Deno.test({
       url: "https://doi.org/10.1126/science.169.3946.635",
     });
     assert.equal(a.isError, false, a.text);
-    assert.match(a.text, /^│ # The Structure of Ordinary Water$/m);
+    assert.match(
+      a.text,
+      /^┌─ untrusted content: The Structure of Ordinary Water \[[0-9a-f]{8}\]$/m,
+    );
     assert.match(a.body, /\*\*Journal:\*\* Science/);
     assert.match(a.body, /## Abstract\n\nThe train of thought pursued in this article/);
     assert.doesNotMatch(a.body, /<jats:p>/);

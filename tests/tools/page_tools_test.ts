@@ -85,9 +85,9 @@ Deno.test("web_fetch_sections: the outline with addresses, then the section by a
   assert.equal(outline.isError, false);
   assert.equal(outline.fm.total_sections, 6);
   assert.equal(outline.fm.content_type, "html");
+  // The page's title labels the fence; it is not a line of the outline.
+  assert.equal(outline.blocks[0].label, "untrusted content: Widget Field Guide");
   assert.deepEqual(outline.body, [
-    "# Widget Field Guide",
-    "",
     "- Widget Field Guide (#top)",
     "  - Choosing a widget (#choosing)",
     "    - Sizes (#sizes)",
@@ -218,7 +218,8 @@ Deno.test("web_fetch_incisive: JavaScript shells, requires_js and actions", asyn
 Deno.test("web_fetch_incisive: JSON, XML, text, Markdown and PDF; other types are refused", async () => {
   const json = await call(client, "web_fetch_incisive", { url: `${BASE}/data.json` });
   assert.equal(json.fm.content_type, "json");
-  assert.deepEqual(json.body.slice(2), [
+  assert.match(json.blocks[0].label, /^untrusted content: \S/);
+  assert.deepEqual(json.body, [
     "```json",
     "{",
     '  "b": [',
@@ -233,7 +234,7 @@ Deno.test("web_fetch_incisive: JSON, XML, text, Markdown and PDF; other types ar
   ]);
   const xml = await call(client, "web_fetch_incisive", { url: `${BASE}/feed.xml` });
   assert.equal(xml.fm.content_type, "xml");
-  assert.equal(xml.body[0], "# Feed title");
+  assert.equal(xml.blocks[0].label, "untrusted content: Feed title");
   const text = await call(client, "web_fetch_sections", { url: `${BASE}/notes.txt` });
   assert.equal(text.fm.total_sections, 0, "plain text lines are not headings");
   const md = await call(client, "web_fetch_sections", { url: `${BASE}/README.md` });

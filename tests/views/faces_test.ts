@@ -47,11 +47,8 @@ const http = await HttpServerProcess.start(undefined, [], env);
 
 type Request = Record<string, unknown>;
 
-/** The envelope shows the page's title as the fence's first line: not part of the view's body. */
-function withoutTitle(lines: string[]): string {
-  const start = lines[0] === "# Long page" && lines[1] === "" ? 2 : 0;
-  return lines.slice(start).join("\n");
-}
+/** The page's title: the envelope shows it in the fence's label, not as a line of the body. */
+const TITLE_LABEL = "untrusted content: Long page";
 
 /** The body each face returns for `request` (page text only), and whether it found what was asked. */
 interface Reading {
@@ -63,7 +60,8 @@ async function viaMcp(request: Request): Promise<Reading> {
   const a = await callTool(mcp.client, "web_fetch_incisive", { url: PAGE, ...request });
   assert.equal(a.isError, false, a.text);
   const notFound = a.fm.sections_not_found !== undefined && a.fm.sections_returned === undefined;
-  const body = notFound ? "" : withoutTitle(a.fences[0] ?? []);
+  const body = notFound ? "" : (a.fences[0] ?? []).join("\n");
+  if (!notFound) assert.equal(a.blocks[0].label, TITLE_LABEL);
   return { body, found: !notFound && a.fm.slices_not_found === undefined };
 }
 
@@ -103,7 +101,7 @@ async function viaCli(request: Request): Promise<Reading> {
   const fm = json.frontmatter;
   const notFound = fm.sections_not_found !== undefined && fm.sections_returned === undefined;
   assert.equal(r.code, notFound || fm.slices === undefined && fm.slices_not_found ? 1 : 0);
-  const body = notFound ? "" : withoutTitle((json.content[0] ?? "").split("\n"));
+  const body = notFound ? "" : json.content[0] ?? "";
   return { body, found: !notFound && !fm.slices_not_found };
 }
 
