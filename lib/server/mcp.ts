@@ -17,7 +17,7 @@
  * @module
  */
 import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { ConfigError, type OutputFormat } from "../config.ts";
+import { ConfigError, type OutputFormat, withCredentialLedger } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
 import { tokenizerReady } from "../content/tokens.ts";
@@ -175,15 +175,17 @@ export async function runTool(
   await Promise.all([envelopeReady(), tokenizerReady()]);
   let result: ToolResult;
   try {
-    result = await tool.definition.handler(
-      args as never,
-      toolContext({
-        registry: settings.registry,
-        defaultOutput: settings.defaultOutput,
-        tips: settings.tips,
-        signal,
-        progress,
-      }),
+    result = await withCredentialLedger(() =>
+      tool.definition.handler(
+        args as never,
+        toolContext({
+          registry: settings.registry,
+          defaultOutput: settings.defaultOutput,
+          tips: settings.tips,
+          signal,
+          progress,
+        }),
+      )
     );
   } catch (error) {
     result = toolFailure(tool.name, error);

@@ -12,7 +12,14 @@
  *
  * @module
  */
-import { expandToolRefs, type OutputFormat, type Profile, PROFILES } from "../config.ts";
+import {
+  expandToolRefs,
+  type OutputFormat,
+  type Profile,
+  PROFILES,
+  refusedCredentials,
+  refusedCredentialWarning,
+} from "../config.ts";
 import type { ResponseContext, ResponseSpec, ToolResult } from "../envelope/response.ts";
 import { buildResponse } from "../envelope/response.ts";
 import type { TipLedger } from "../envelope/tips.ts";
@@ -228,6 +235,12 @@ export function toolContext(settings: ContextSettings): ToolContext {
     signal: settings.signal,
     toolName: settings.registry.toolName,
     progress: settings.progress ?? (() => Promise.resolve()),
-    respond: (spec) => buildResponse(spec, render),
+    respond: (spec) => {
+      // Credential files this call was refused (lib/config.ts): said in the answer too.
+      for (const r of refusedCredentials()) {
+        spec.frontmatter.append("warning", refusedCredentialWarning(r));
+      }
+      return buildResponse(spec, render);
+    },
   };
 }
