@@ -38,6 +38,15 @@ export interface HttpConfig {
   allowedOrigins: string[];
   /** Extra allowed `Host` names (without port). */
   allowedHosts: string[];
+  /** Connection limits (lib/server/connections.ts); unset ones keep their defaults. */
+  limits: {
+    /** `PARKOUR_HTTP_HEADERS_TIMEOUT_MS`: longest wait for a request head. */
+    headersTimeoutMs?: number;
+    /** `PARKOUR_HTTP_IDLE_TIMEOUT_MS`: longest idle wait between requests. */
+    idleTimeoutMs?: number;
+    /** `PARKOUR_HTTP_MAX_CONNECTIONS`: most connections served at once. */
+    maxConnections?: number;
+  };
 }
 
 /** Everything the server needs to start. */
@@ -107,8 +116,26 @@ export function configFromEnv(): Config {
       token: env("PARKOUR_HTTP_TOKEN"),
       allowedOrigins: list(env("PARKOUR_HTTP_ALLOWED_ORIGINS")),
       allowedHosts: list(env("PARKOUR_HTTP_ALLOWED_HOSTS")),
+      limits: {
+        headersTimeoutMs: positive("PARKOUR_HTTP_HEADERS_TIMEOUT_MS", 10, 3_600_000),
+        idleTimeoutMs: positive("PARKOUR_HTTP_IDLE_TIMEOUT_MS", 10, 3_600_000),
+        maxConnections: positive("PARKOUR_HTTP_MAX_CONNECTIONS", 1, 1_000_000),
+      },
     },
   };
+}
+
+/** A whole number from `min` to `max` in the variable `name`; undefined when unset. */
+function positive(name: string, min: number, max: number): number | undefined {
+  const value = env(name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new ConfigError(
+      `invalid ${name} '${value.slice(0, 40)}'; give a whole number from ${min} to ${max}`,
+    );
+  }
+  return n;
 }
 
 /**

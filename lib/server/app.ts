@@ -67,6 +67,7 @@ export function createApp(options: AppOptions): App {
         token: options.config.http.token,
         allowedHosts: options.config.http.allowedHosts,
         allowedOrigins: options.config.http.allowedOrigins,
+        limits: options.config.http.limits,
         onListen: (address) => {
           onListen?.(address);
           const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
