@@ -27,7 +27,12 @@ import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
 import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/registry.ts";
-import { SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
+import {
+  SHELF_EXPORT_RESOURCE,
+  SHELF_RESOURCE,
+  shelfExportText,
+  shelfResourceText,
+} from "../shelf/resource.ts";
 import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { type Face, renderParams, RequestError } from "../views/request.ts";
@@ -113,6 +118,24 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
         uri: uri.href,
         mimeType: SHELF_RESOURCE.mimeType,
         text: await shelfResourceText(),
+      }],
+    }),
+  );
+  // The whole shelf as one JSON file (not cut by the response cap), for saving and import.
+  server.registerResource(
+    SHELF_EXPORT_RESOURCE.name,
+    SHELF_EXPORT_RESOURCE.uri,
+    {
+      title: SHELF_EXPORT_RESOURCE.title,
+      description: SHELF_EXPORT_RESOURCE.description,
+      mimeType: SHELF_EXPORT_RESOURCE.mimeType,
+      cacheHint: { ttlMs: 0, cacheScope: "private" },
+    },
+    async (uri) => ({
+      contents: [{
+        uri: uri.href,
+        mimeType: SHELF_EXPORT_RESOURCE.mimeType,
+        text: await shelfExportText(),
       }],
     }),
   );
