@@ -8,7 +8,7 @@
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { LARGE_MAX_BYTES } from "../net/fetch.ts";
 import type { HintContext } from "../hint.ts";
-import { envelopeSpec } from "../views/page.ts";
+import { envelopeSpec, finalUrlLine } from "../views/page.ts";
 import { OUTLINE_WINDOW, type OutlineRequest, outlineRequestSchema } from "../views/request.ts";
 import { outline } from "../views/view.ts";
 import {
@@ -48,7 +48,7 @@ export async function runSections(
     );
   }
   const result = outline(doc, args, { fragment: url.fragment, window });
-  return ctx.respond(envelopeSpec(fm, result, hints, doc.title));
+  return ctx.respond(envelopeSpec(fm, result, hints, doc.title, finalUrlLine(url, doc)));
 }
 
 const DESCRIPTION = `Show a web page's outline: its headings as a tree, each with the address
