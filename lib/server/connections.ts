@@ -28,8 +28,8 @@
  * A request in flight (its response not finished) is never timed out here:
  * the tools have their own deadlines, and long answers stream. When the
  * client closes its side, the inner server sees the same (so cancellation
- * on disconnect works as without the guard). Upgrades (101) and `CONNECT`
- * are relayed without further watching.
+ * on disconnect works as without the guard). After a 101 (an upgrade the
+ * service does not offer today) the bytes are relayed without watching.
  *
  * What it does not cover: the inner port is reachable from this machine
  * (the same gates apply there), and the inner server sees the guard, not the
@@ -94,6 +94,8 @@ export interface ConnectionGuard {
 const CRLF2 = [13, 10, 13, 10];
 /** The most a connection past the cap may take to send its head. */
 const PROBE_HEAD_MS = 1000;
+/** How long a refused connection's remaining input is read and dropped before it is closed. */
+const LINGER_MS = 1000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("latin1");
 
@@ -178,6 +180,7 @@ class Framer {
           this.#match = match;
           this.#headChunks.push(bytes.slice(from, i));
           this.#headLength += i - from;
+          if (this.#headLength > this.maxHead) return false;
           if (match === 4) {
             const whole = concat(this.#headChunks, this.#headLength);
             this.#headChunks = [];
@@ -185,8 +188,6 @@ class Framer {
             this.#match = 0;
             const head = parseHead(whole.subarray(0, whole.length - 4));
             this.#begin(this.events.headEnd(head), head);
-          } else if (this.#headLength > this.maxHead) {
-            return false;
           }
           break;
         }
@@ -469,15 +470,29 @@ async function relay(
     }
     markClosed();
   };
+  /** Refused: the answer is written, what the client still sends is read and dropped. */
+  let lingering = false;
   const refuse = async (bytes: Uint8Array) => {
+    if (lingering || closed) return;
     clearTimeout(timer);
+    clearTimeout(requestTimer);
     // Only between responses: bytes in the middle of an answer would corrupt it.
-    if (pending.length === 0) {
+    if (pending.length > 0) return close();
+    lingering = true;
+    for (const c of innerConns) {
       try {
-        await writeAll(client, bytes);
-      } catch { /* the client left */ }
+        c.close();
+      } catch { /* already closed */ }
     }
-    close();
+    try {
+      await writeAll(client, bytes);
+      // Closing with unread input would reset the connection and lose the answer:
+      // end our side, and read what is still coming for a moment (the loop below drops it).
+      await client.closeWrite();
+      timer = setTimeout(close, LINGER_MS);
+    } catch {
+      close();
+    }
   };
   const arm = (ms: number, onFire: () => void) => {
     clearTimeout(timer);
@@ -513,9 +528,7 @@ async function relay(
       requests++;
       const method = (head.startLine[0] ?? "").toUpperCase();
       pending.push(method);
-      const upgrade = head.fields.has("upgrade") &&
-        /\bupgrade\b/i.test(head.fields.get("connection") ?? "");
-      if (method === "CONNECT" || upgrade) return "tunnel";
+      // An upgrade (or CONNECT) turns into a tunnel only once the answer is 101.
       if (head.fields.has("transfer-encoding")) {
         return isChunked(head.fields) ? "chunked" : "tunnel";
       }
@@ -567,7 +580,8 @@ async function relay(
         if (closeAfterWrite) break;
       }
     } catch { /* either side went away */ }
-    close();
+    // A refusal closes the inner side itself and lingers on the client's.
+    if (!lingering) close();
   };
   const innerConn = (): Promise<Deno.Conn> =>
     inner ??= Deno.connect({ hostname: "127.0.0.1", port: innerPort }).then((c) => {
@@ -586,15 +600,17 @@ async function relay(
       const n = await client.read(buf);
       if (n === null) {
         // The client closed its side: the inner server sees the same (cancellation).
-        if (inner) (await inner).closeWrite().catch(close);
+        if (lingering) close();
+        else if (inner) (await inner).closeWrite().catch(close);
         else close();
         break;
       }
       idle.silent = false;
+      if (lingering) continue;
       const chunk = buf.slice(0, n);
       if (!tunnel && !requestFramer.feed(chunk)) {
         await refuse(plainResponse(431, "Request Header Fields Too Large", TOO_LARGE_BODY));
-        break;
+        continue;
       }
       if (held) {
         held.push(chunk);
@@ -607,7 +623,6 @@ async function relay(
         const end = findHeadEnd(bytes);
         if (end < 0 || !isHealthProbe(parseHead(bytes.subarray(start, end)))) {
           pending.length = 0; // nothing was relayed: the refusal is the only answer
-
           await refuse(
             plainResponse(
               503,
@@ -616,7 +631,7 @@ async function relay(
               "retry-after: 1\r\n",
             ),
           );
-          break;
+          continue;
         }
         // The health probe alone is relayed; whatever it pipelined after is not.
         lastResponse = true;

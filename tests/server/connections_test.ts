@@ -52,6 +52,7 @@ async function rawRequest(port: number, head: string): Promise<string> {
 Deno.test("http connections: a slow request head is answered 408 and closed when the header timeout is up", async () => {
   const server = await HttpServerProcess.start(undefined, [], {
     PARKOUR_HTTP_HEADERS_TIMEOUT_MS: "1000",
+    PARKOUR_HTTP_IDLE_TIMEOUT_MS: "500",
   });
   const port = portOf(server);
   const slow: Deno.Conn[] = [];
@@ -80,6 +81,22 @@ Deno.test("http connections: a slow request head is answered 408 and closed when
     const idle = await Deno.connect({ hostname: "127.0.0.1", port });
     const quiet = await readToClose(idle, Date.now());
     assert.ok(quiet.closedAfterMs !== undefined && quiet.closedAfterMs < 5000, "idle closed");
+    // A head larger than 64 KiB is refused with 431.
+    const big = await rawRequest(
+      port,
+      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(70_000)}\r\n\r\n`,
+    );
+    assert.match(big, /^HTTP\/1\.1 431 /);
+    // A kept-alive connection is served, then closed once idle past its timeout.
+    const kept = await Deno.connect({ hostname: "127.0.0.1", port });
+    await kept.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    const idleClose = await readToClose(kept, Date.now());
+    assert.match(idleClose.text, /^HTTP\/1\.1 200 /);
+    assert.ok(
+      idleClose.closedAfterMs !== undefined && idleClose.closedAfterMs >= 400 &&
+        idleClose.closedAfterMs < 5000,
+      `closed after the idle timeout: ${idleClose.closedAfterMs} ms`,
+    );
     // A prompt client is served.
     const ok = await rawRequest(
       port,
