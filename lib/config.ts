@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "./log.ts";
+import { type Trusted, trusted } from "./trust.ts";
 
 /** Tool-name profiles: `desktop` uses snake_case names, `code` PascalCase. */
 export const PROFILES = ["desktop", "code"] as const;
@@ -38,6 +40,15 @@ export interface HttpConfig {
   allowedHosts: string[];
   /** OAuth resource-server settings (`PARKOUR_AUTH_*`); absent without an issuer. */
   oauth?: OAuthSettings;
+  /** Connection limits (lib/server/connections.ts); unset ones keep their defaults. */
+  limits: {
+    /** `PARKOUR_HTTP_HEADERS_TIMEOUT_MS`: longest wait for a request head. */
+    headersTimeoutMs?: number;
+    /** `PARKOUR_HTTP_IDLE_TIMEOUT_MS`: longest idle wait between requests. */
+    idleTimeoutMs?: number;
+    /** `PARKOUR_HTTP_MAX_CONNECTIONS`: most connections served at once. */
+    maxConnections?: number;
+  };
 }
 
 /** OAuth settings of the HTTP service. */
@@ -172,10 +183,28 @@ export function configFromEnv(): Config {
       allowedOrigins: list(env("PARKOUR_HTTP_ALLOWED_ORIGINS")),
       allowedHosts: list(env("PARKOUR_HTTP_ALLOWED_HOSTS")),
       oauth: oauthFromEnv(),
+      limits: {
+        headersTimeoutMs: positive("PARKOUR_HTTP_HEADERS_TIMEOUT_MS", 10, 3_600_000),
+        idleTimeoutMs: positive("PARKOUR_HTTP_IDLE_TIMEOUT_MS", 10, 3_600_000),
+        maxConnections: positive("PARKOUR_HTTP_MAX_CONNECTIONS", 1, 1_000_000),
+      },
     },
     tools: env("PARKOUR_TOOLS"),
     toolsFrom: "PARKOUR_TOOLS",
   };
+}
+
+/** A whole number from `min` to `max` in the variable `name`; undefined when unset. */
+function positive(name: string, min: number, max: number): number | undefined {
+  const value = env(name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new ConfigError(
+      `invalid ${name} '${value.slice(0, 40)}'; give a whole number from ${min} to ${max}`,
+    );
+  }
+  return n;
 }
 
 /**
@@ -304,18 +333,63 @@ export function secretFileState(name: string): SecretFileState {
 
 const refusedSecrets = new Set<string>();
 
+/** A credential file refused for its mode. */
+export interface RefusedCredential {
+  /** Its path. */
+  path: string;
+  /** Its permission bits, octal (`644`). */
+  mode: string;
+}
+
+/** The one sentence about a refused credential file, for the log, the answers and the doctor. */
+export function refusedCredentialText(r: RefusedCredential): string {
+  return `the credential file ${r.path} was not read: its mode ${r.mode} lets group or others read it; run chmod 600 on it and restart the server (until then requests go without it)`;
+}
+
+/** {@link refusedCredentialText} as a trusted frontmatter value. */
+export function refusedCredentialWarning(r: RefusedCredential): Trusted {
+  return trusted.text`the credential file ${trusted.echo(r.path, 300)} was not read: its mode ${
+    trusted.matching(r.mode, /^[0-7]{3}$/)
+  } lets group or others read it; run chmod 600 on it and restart the server (until then requests go without it)`;
+}
+
+/** The credential files refused while the current tool call ran (see {@link withCredentialLedger}). */
+const ledger = new AsyncLocalStorage<Map<string, RefusedCredential>>();
+
+/**
+ * Runs `fn` (a tool call) with a ledger of the credential files it was
+ * refused, which {@link refusedCredentials} reads back, so the answer says
+ * why a key was not used instead of only the log.
+ */
+export function withCredentialLedger<T>(fn: () => T): T {
+  return ledger.run(new Map(), fn);
+}
+
+/** The credential files refused so far in the current tool call. */
+export function refusedCredentials(): RefusedCredential[] {
+  return [...(ledger.getStore()?.values() ?? [])];
+}
+
+/**
+ * Notes a refused credential file: once on stderr per process, and in the
+ * ledger of the current tool call every time.
+ */
+export function noteRefusedCredential(r: RefusedCredential): void {
+  ledger.getStore()?.set(r.path, r);
+  if (refusedSecrets.has(r.path)) return;
+  refusedSecrets.add(r.path);
+  log("warn", refusedCredentialText(r));
+}
+
 /**
  * The value of a credential file ({@link secretFileState}); a refused file
- * gives undefined and one warning on stderr naming the fix (`chmod 600`).
+ * gives undefined and is noted ({@link noteRefusedCredential}): one warning
+ * on stderr naming the fix (`chmod 600`), and a warning in the answer.
  */
 export function secretFile(name: string): string | undefined {
   const state = secretFileState(name);
-  if (state.refusedMode && state.path && !refusedSecrets.has(state.path)) {
-    refusedSecrets.add(state.path);
-    log(
-      "warn",
-      `${state.path} was not read: its mode ${state.refusedMode} lets group or others read it; run chmod 600 on it`,
-    );
+  if (state.refusedMode && state.path) {
+    noteRefusedCredential({ path: state.path, mode: state.refusedMode });
   }
   return state.value;
 }

@@ -111,6 +111,37 @@ function partToString(part: unknown): string {
   );
 }
 
+/** The longest URL a frontmatter value may be (the HTTP API's own bound on `url`). */
+export const MAX_URL_LENGTH = 8192;
+
+// RFC 3986: unreserved, reserved and the percent sign.
+const URI_CHAR = /[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/;
+
+/**
+ * A WHATWG-normalised href (ASCII) with every character RFC 3986 does not
+ * allow percent-encoded: the ones WHATWG leaves as they came (`|`, `^`, `{`,
+ * `}`, `\\`, a `%` not followed by two hex digits, a second `#`), so the
+ * value is a plain URI on one line.
+ */
+export function strictHref(href: string): string {
+  let out = "";
+  let fragment = false;
+  for (let i = 0; i < href.length; i++) {
+    const ch = href[i];
+    if (ch === "%") {
+      out += /^[0-9A-Fa-f]{2}$/.test(href.slice(i + 1, i + 3)) ? ch : "%25";
+    } else if (ch === "#") {
+      out += fragment ? "%23" : ch;
+      fragment = true;
+    } else if (URI_CHAR.test(ch)) {
+      out += ch;
+    } else {
+      out += encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
+    }
+  }
+  return out;
+}
+
 /** The validated shapes a {@link Trusted} value can be built from. */
 export interface TrustedConstructors {
   /** An http(s) URL without credentials, normalised. */
@@ -132,8 +163,11 @@ export interface TrustedConstructors {
 /** Constructors for {@link Trusted} values, one per validated shape. */
 export const trusted: TrustedConstructors = {
   /**
-   * An http(s) URL, normalised by the WHATWG URL parser. Other schemes,
-   * credentials in the URL and unparseable input are refused.
+   * An http(s) URL, normalised by the WHATWG URL parser and then
+   * percent-encoded strictly (see {@link strictHref}): ASCII only, no
+   * spaces, quotes, controls or line breaks, whatever path a page chose.
+   * Other schemes, credentials in the URL, unparseable input and URLs over
+   * {@link MAX_URL_LENGTH} characters are refused.
    */
   url(value: string | URL): Trusted {
     let url: URL;
@@ -148,7 +182,13 @@ export const trusted: TrustedConstructors = {
     if (url.username || url.password) {
       throw new UntrustedValueError("URLs with credentials are not allowed");
     }
-    return make(url.href);
+    const href = strictHref(url.href);
+    if (href.length > MAX_URL_LENGTH) {
+      throw new UntrustedValueError(
+        `URLs longer than ${MAX_URL_LENGTH} characters are not allowed`,
+      );
+    }
+    return make(href);
   },
 
   /** An ISO 8601 date or date-time that names a real calendar day. */

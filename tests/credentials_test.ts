@@ -5,8 +5,9 @@
  * appears nowhere: not in the answer, not on stderr.
  */
 import assert from "node:assert/strict";
-import { callLenient, startServer } from "./support/mcp_client.ts";
+import { asList, callLenient, startServer } from "./support/mcp_client.ts";
 import { replaySetup, runCli } from "./support/process.ts";
+import { sharedDir } from "./support/shared.ts";
 
 const bad = (name: string) => `zq9zq${name}value\r\nX-Injected: 1`;
 const SHAPE =
@@ -80,4 +81,58 @@ Deno.test("credentials: doctor fails a malformed key by the same rule, without i
   const { stdout, stderr } = await runCli(["doctor"], { HF_TOKEN: bad("hf") });
   assert.match(stdout + stderr, /HF_TOKEN holds characters no credential contains/);
   assert.doesNotMatch(stdout + stderr, /zq9zq|X-Injected/);
+});
+
+Deno.test("credentials: a key file others can read is refused, and every source's answer says so with the chmod 600 fix", async () => {
+  const config = await Deno.makeTempDir({ prefix: "parkour-cred-mode-" });
+  const dir = `${config}/parkour`;
+  await Deno.mkdir(dir);
+  const files = ["github_token", "hf_token", "kagi_api_key", "s2_api_key", "reddit_client_secret"];
+  for (const name of files) {
+    await Deno.writeTextFile(`${dir}/${name}`, `zq9zq${name}\n`);
+    await Deno.chmod(`${dir}/${name}`, 0o644);
+  }
+  await Deno.writeTextFile(`${dir}/reddit_client_id`, "client-id\n");
+  let stderr = "";
+  const { client } = await startServer({
+    env: { XDG_CONFIG_HOME: config, S2_ACCEPT_TOS: "1" },
+    readDirs: [config],
+    onStderr: (text) => (stderr += text),
+  });
+  const said = (file: string) =>
+    `the credential file ${dir}/${file} was not read: its mode 644 lets group or others read it; run chmod 600 on it and restart the server (until then requests go without it)`;
+  try {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["github", { action: "repo", query: "octo-org/widget" }, "github_token"],
+      ["huggingface", { action: "model", query: "acme/tiny-llama-bf16" }, "hf_token"],
+      ["kagi_search", { query: "deno" }, "kagi_api_key"],
+      ["semantic_scholar", { action: "paper", query: "DOI:10.5555/widget.2021.1" }, "s2_api_key"],
+    ];
+    // The Reddit thread is a shared real capture: without it that case is left out, visibly.
+    if (sharedDir()) {
+      cases.push([
+        "web_fetch_incisive",
+        { url: "https://www.reddit.com/r/SubTestBot1/comments/jlbw48/test_self_post/" },
+        "reddit_client_secret",
+      ]);
+    } else {
+      console.log("credentials_test: PARKOUR_SHARED_DIR is not set; the Reddit case is left out");
+    }
+    for (const [tool, args, file] of cases) {
+      const a = await callLenient(client, tool, args);
+      const warnings = asList(a.fm.warning).map(String);
+      assert.ok(warnings.includes(said(file)), `${tool} says ${file} was refused: ${a.text}`);
+      assert.doesNotMatch(a.text, /zq9zq/, `${tool} shows no part of the value`);
+    }
+    const kagi = await callLenient(client, "kagi_search", { query: "deno" });
+    assert.doesNotMatch(String(kagi.fm.status), /no API key configured/, kagi.text);
+    assert.match(String(kagi.fm.status), /refused/, kagi.text);
+  } finally {
+    await client.close();
+    await Deno.remove(config, { recursive: true });
+  }
+  for (const file of files.filter((f) => sharedDir() || f !== "reddit_client_secret")) {
+    assert.ok(stderr.includes(said(file)), `stderr says the same of ${file}: ${stderr}`);
+  }
+  assert.doesNotMatch(stderr, /zq9zq/, "nor does the log");
 });

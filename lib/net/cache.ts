@@ -13,6 +13,7 @@
  * @module
  */
 import { type Clock, realClock } from "./clock.ts";
+import { keyId, type PageKey } from "./page_key.ts";
 
 /** Default bound: 256 MiB (`PARKOUR_CACHE_MB`). */
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
@@ -42,8 +43,13 @@ interface Entry<V> {
   storedAt: number;
 }
 
-/** The cache key of a URL and variant: the URL without fragment. */
-export function cacheKey(url: string, variant: CacheVariant = "static"): string {
+/**
+ * The identity of an entry: a structured {@link PageKey} by its parts (the
+ * callers' keys: lib/net/page_key.ts); a bare URL string and variant by the
+ * URL without its fragment.
+ */
+export function cacheKey(url: string | PageKey, variant: CacheVariant = "static"): string {
+  if (typeof url !== "string") return keyId(url);
   let canonical = url;
   try {
     const u = new URL(url);
@@ -104,7 +110,7 @@ export class PageCache<V> {
   }
 
   /** The value for `url`, counting as a use (promotes, refreshes recency). */
-  get(url: string, variant: CacheVariant = "static"): V | undefined {
+  get(url: string | PageKey, variant: CacheVariant = "static"): V | undefined {
     const key = cacheKey(url, variant);
     const p = this.#probation.get(key);
     if (p) {
@@ -125,14 +131,17 @@ export class PageCache<V> {
   }
 
   /** Whether a fresh entry exists, without counting as a use. */
-  has(url: string, variant: CacheVariant = "static"): boolean {
+  has(url: string | PageKey, variant: CacheVariant = "static"): boolean {
     const key = cacheKey(url, variant);
     const entry = this.#probation.get(key) ?? this.#protected.get(key);
     return entry !== undefined && !this.#expired(entry);
   }
 
   /** Which queue holds `url` (for tests and diagnostics). */
-  queueOf(url: string, variant: CacheVariant = "static"): "probation" | "protected" | undefined {
+  queueOf(
+    url: string | PageKey,
+    variant: CacheVariant = "static",
+  ): "probation" | "protected" | undefined {
     const key = cacheKey(url, variant);
     if (this.#probation.has(key)) return "probation";
     if (this.#protected.has(key)) return "protected";
@@ -143,7 +152,7 @@ export class PageCache<V> {
    * Stores a value. Replacing an entry keeps its queue; a value larger than
    * the whole bound is not stored (returns false).
    */
-  set(url: string, value: V, variant: CacheVariant = "static"): boolean {
+  set(url: string | PageKey, value: V, variant: CacheVariant = "static"): boolean {
     const key = cacheKey(url, variant);
     const bytes = Math.max(1, this.#sizeOf(value));
     const wasProtected = this.#protected.has(key);
@@ -161,7 +170,7 @@ export class PageCache<V> {
   }
 
   /** Drops an entry. */
-  delete(url: string, variant: CacheVariant = "static"): void {
+  delete(url: string | PageKey, variant: CacheVariant = "static"): void {
     this.#remove(cacheKey(url, variant));
   }
 

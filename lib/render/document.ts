@@ -7,7 +7,8 @@
  * @module
  */
 import type { Document } from "../content/document.ts";
-import { cacheKey, pageCache } from "../sources/router.ts";
+import { pageCache } from "../sources/router.ts";
+import { type PageKey, renderedPageKey } from "../net/page_key.ts";
 import type { InteractiveElement } from "./elements.ts";
 import { type Action, type Rendered, renderPage } from "./render.ts";
 
@@ -43,28 +44,21 @@ export interface RenderLoadOptions {
   onStage?: (step: number, total: number, message: string) => void;
 }
 
-/** The cache key of a rendered page. */
-export function renderedKey(page: string, options: RenderLoadOptions): string {
-  const base = cacheKey(page, options.fullPage);
-  const extra = options.actions.length > 0 ? ` actions=${JSON.stringify(options.actions)}` : "";
-  return `${base}${options.allowOffsite ? " offsite" : ""}${extra}`;
+/** The cache key of a rendered page: the page, full_page, the top-frame rule and the actions. */
+export function renderedKey(page: string, options: RenderLoadOptions): PageKey {
+  return renderedPageKey(page, options);
 }
 
 /** Whether a rendered Document of `page` (without actions) is cached. */
 export function renderedCached(page: string, fullPage: boolean): boolean {
-  return pageCache().has(
-    renderedKey(page, { actions: [], fullPage, allowOffsite: false }),
-    "rendered",
-  ) ||
-    pageCache().has(renderedKey(page, { actions: [], fullPage, allowOffsite: true }), "rendered");
+  return pageCache().has(renderedKey(page, { actions: [], fullPage, allowOffsite: false })) ||
+    pageCache().has(renderedKey(page, { actions: [], fullPage, allowOffsite: true }));
 }
 
 /** Re-stores a rendered Document whose size grew (slices or index built), so the cache counts it. */
 export function recountRendered(page: string, options: RenderLoadOptions, doc: Document): void {
   const key = renderedKey(page, options);
-  if (pageCache().has(key, "rendered") && pageCache().get(key, "rendered") === doc) {
-    pageCache().set(key, doc, "rendered");
-  }
+  if (pageCache().has(key) && pageCache().get(key) === doc) pageCache().set(key, doc);
 }
 
 /** Loads the rendered Document of `page`, from the cache or the browser. */
@@ -73,7 +67,7 @@ export async function loadRendered(
   options: RenderLoadOptions,
 ): Promise<{ doc: Document; info: RenderInfo; cached: boolean }> {
   const key = renderedKey(page, options);
-  const hit = pageCache().get(key, "rendered");
+  const hit = pageCache().get(key);
   const hitInfo = hit && infos.get(hit);
   if (hit && hitInfo) return { doc: hit, info: hitInfo, cached: true };
   const rendered = await renderPage(page, {
@@ -93,6 +87,6 @@ export async function loadRendered(
     app: rendered.app,
   };
   infos.set(doc, info);
-  pageCache().set(key, doc, "rendered");
+  pageCache().set(key, doc);
   return { doc, info, cached: false };
 }

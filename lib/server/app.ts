@@ -73,6 +73,7 @@ export function createApp(options: AppOptions): App {
         oauth: options.config.http.oauth ? new OAuthResource(options.config.http.oauth) : undefined,
         allowedHosts: options.config.http.allowedHosts,
         allowedOrigins: options.config.http.allowedOrigins,
+        limits: options.config.http.limits,
         onListen: (address) => {
           onListen?.(address);
           const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;

@@ -33,6 +33,7 @@ import { type AuthDecision, metadataPaths, type OAuthResource } from "./auth.ts"
 import { rememberPeer } from "./inflight.ts";
 import { type RestApi, restPath, TOKEN_FREE_PATHS } from "./rest.ts";
 import { webPath, webResponse } from "./web.ts";
+import { type ConnectionLimits, guardConnections, peerOfInner } from "./connections.ts";
 
 /** Settings of {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -56,6 +57,8 @@ export interface HttpServeOptions {
   onListen?: (address: { hostname: string; port: number }) => void;
   /** Stops the server when aborted. */
   signal?: AbortSignal;
+  /** Header timeout, idle timeout and connection cap (lib/server/connections.ts). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
@@ -323,25 +326,51 @@ export function serveHttp(options: HttpServeOptions): HttpServerHandle {
     );
   }
   const handle = gatedHandler(options);
+  // Deno.serve has no header timeout or connection cap: it listens on
+  // loopback only, behind the connection guard on the configured address.
+  const inner = new AbortController();
   const server = Deno.serve({
-    hostname: options.host,
-    port: options.port,
-    signal: options.signal,
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: inner.signal,
     // Always set, so Deno's default "Listening on" line never reaches stdout.
-    onListen: (addr) => options.onListen?.(addr),
+    onListen: () => {},
     onError: (error) => {
       log("error", "HTTP handler failed", error);
       return jsonError(500, -32603, "Internal error");
     },
   }, (request, info) => {
-    // The peer scopes cancel notifications (inflight.ts).
-    if (info.remoteAddr.transport === "tcp") rememberPeer(request, info.remoteAddr.hostname);
+    // The peer scopes cancel notifications (inflight.ts): the client behind the guard's relay.
+    if (info.remoteAddr.transport === "tcp") {
+      rememberPeer(request, peerOfInner(info.remoteAddr.port) ?? info.remoteAddr.hostname);
+    }
     return handle(request);
   });
-  const addr = server.addr as Deno.NetAddr;
+  let guard;
+  try {
+    guard = guardConnections({
+      hostname: options.host,
+      port: options.port,
+      innerPort: (server.addr as Deno.NetAddr).port,
+      limits: options.limits,
+    });
+  } catch (error) {
+    inner.abort();
+    throw error;
+  }
+  options.onListen?.(guard.address);
+  const shutdown = async () => {
+    guard.stopAccepting();
+    // Answers under way finish; then whatever is left open is closed.
+    guard.closeIdle();
+    await server.shutdown();
+    guard.closeAll();
+    await guard.finished;
+  };
+  options.signal?.addEventListener("abort", () => void shutdown(), { once: true });
   return {
-    address: { hostname: addr.hostname, port: addr.port },
-    finished: server.finished,
-    shutdown: () => server.shutdown(),
+    address: guard.address,
+    finished: server.finished.then(() => guard.finished),
+    shutdown,
   };
 }

@@ -17,7 +17,7 @@
  * @module
  */
 import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { ConfigError, type OutputFormat } from "../config.ts";
+import { ConfigError, type OutputFormat, withCredentialLedger } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
 import { tokenizerReady } from "../content/tokens.ts";
@@ -134,7 +134,8 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
       }],
     }),
   );
-  // The shelf's citable entries as files (BibTeX, RIS): the text is the file; no caching either.
+  // The shelf as files (BibTeX, RIS of the citable entries; JSON of all, for import): the text is
+  // the file, not cut by the response cap; no caching either.
   for (const resource of SHELF_EXPORT_RESOURCES) {
     server.registerResource(
       resource.name,
@@ -228,15 +229,17 @@ export async function runTool(
   await Promise.all([envelopeReady(), tokenizerReady()]);
   let result: ToolResult;
   try {
-    result = await tool.definition.handler(
-      args as never,
-      toolContext({
-        registry: settings.registry,
-        defaultOutput: settings.defaultOutput,
-        tips: settings.tips,
-        signal,
-        progress,
-      }),
+    result = await withCredentialLedger(() =>
+      tool.definition.handler(
+        args as never,
+        toolContext({
+          registry: settings.registry,
+          defaultOutput: settings.defaultOutput,
+          tips: settings.tips,
+          signal,
+          progress,
+        }),
+      )
     );
   } catch (error) {
     // A call whose client cancelled it or went away: whatever it threw, that is the story.

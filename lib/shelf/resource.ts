@@ -1,7 +1,13 @@
 /**
- * The `research://shelf` MCP resource: a read-only rendering of the shelf
- * (both buckets) in the tools' envelope: frontmatter with the counts, then
- * the tables fenced, since titles and notes are external or user text.
+ * The shelf's MCP resources:
+ *
+ * - `research://shelf`: a read-only rendering of the shelf (both buckets) in
+ *   the tools' envelope: frontmatter with the counts, then the tables
+ *   fenced, since titles and notes are external or user text;
+ * - `research://shelf/export.json`: the whole shelf as the JSON export
+ *   (both buckets, every entry, no envelope: the text is the file), which
+ *   `action=import` takes back in one call. Unlike a tool answer it is not
+ *   cut by the response cap, so a shelf of any size saves as one file.
  *
  * Beside it, the citable entries as files ready to save:
  * `research://shelf/export.bib` (BibTeX) and `research://shelf/export.ris`
@@ -15,6 +21,7 @@ import { renderRecords } from "../envelope/formats.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { buildResponse, type FencedPart } from "../envelope/response.ts";
 import { trusted } from "../trust.ts";
+import { toJson } from "./json.ts";
 import { byAdded } from "./merge.ts";
 import { currentShelf } from "./mod.ts";
 import { countsOf } from "./shelf.ts";
@@ -62,10 +69,19 @@ export async function shelfResourceText(): Promise<string> {
   return buildResponse({ frontmatter: front, fences }, { toolName: (key) => key }).content[0].text;
 }
 
+/** The whole-shelf JSON export's URI. */
+export const SHELF_EXPORT_URI = "research://shelf/export.json";
+
+/** The whole-shelf export now: the file itself, active and retracted works. */
+export async function shelfExportText(): Promise<string> {
+  const state = await currentShelf().snapshot();
+  return toJson(byAdded(state.active), byAdded(state.retracted));
+}
+
 /** A shelf export offered as a resource: its text is the file. */
 export interface ShelfExportResource {
   /** The export format it is (as the research shelf tool names it). */
-  format: "bibtex" | "ris";
+  format: "bibtex" | "ris" | "json";
   /** Resource name. */
   name: string;
   /** Its URI. */
@@ -105,5 +121,15 @@ export const SHELF_EXPORT_RESOURCES: readonly ShelfExportResource[] = [
       "Every citable entry of the research shelf as an RIS file (the text is the file itself, ready to save; retracted works are left out).",
     mimeType: "application/x-research-info-systems",
     text: async () => toRis(await activeEntries()),
+  },
+  {
+    format: "json",
+    name: "research_shelf_export",
+    uri: SHELF_EXPORT_URI,
+    title: "Research shelf export (JSON)",
+    description:
+      "The whole research shelf as one JSON file (active and retracted works, every entry): save it as is, and restore it with the research shelf tool's action=import data=<the file>.",
+    mimeType: "application/json",
+    text: () => shelfExportText(),
   },
 ];

@@ -31,7 +31,8 @@ import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
 import type { CitationInput, Retraction } from "../shelf/record.ts";
-import { enrichDoi, type Enrichment, formattedCitation } from "./doi/crossref.ts";
+import { type Enrichment, formattedCitation } from "./doi/crossref.ts";
+import { checkedEnrichment, type EnrichmentFailure, uncheckedWarning } from "./doi/checked.ts";
 import type { Source } from "./router.ts";
 import type { LoadOptions } from "./web.ts";
 
@@ -465,6 +466,8 @@ export interface PaperRecord {
   citation?: string;
   /** CrossRef enrichment. */
   enrichment?: Enrichment;
+  /** Why there is no enrichment (retractions could not be checked). */
+  enrichmentFailure?: EnrichmentFailure;
 }
 
 /** Looks a paper up: the API entry, the HTML check, the citation and the enrichment. */
@@ -483,12 +486,18 @@ export async function fetchPaper(
     );
   }
   const doi = entry.doi && tryTrusted(() => trusted.doi(entry.doi!)) ? entry.doi : undefined;
-  const [html, citation, enrichment] = await Promise.all([
+  const [html, citation, checked] = await Promise.all([
     htmlExists(entry.id, options.signal),
     formattedCitation(arxivDoi(entry.base), options.signal).catch(() => undefined),
-    enrichDoi(doi ?? arxivDoi(entry.base), options.signal).catch(() => undefined),
+    checkedEnrichment(doi ?? arxivDoi(entry.base), options.signal),
   ]);
-  return { entry, html, citation, enrichment };
+  return {
+    entry,
+    html,
+    citation,
+    enrichment: checked.enrichment,
+    enrichmentFailure: checked.failure,
+  };
 }
 
 function dateOnly(iso?: string): string | undefined {
@@ -579,6 +588,7 @@ export function paperFacts(record: PaperRecord, fromPdf = false): DocumentFact[]
   if (pDoi) fact("see_also", trusted.text`https://doi.org/${pDoi} for the published version`);
   const r = record.enrichment?.retraction;
   if (r) fact("alert", retractionAlert(r));
+  if (record.enrichmentFailure) fact("warning", uncheckedWarning(record.enrichmentFailure));
   const c = record.enrichment?.correction;
   if (c) {
     const doi = tryTrusted(() => trusted.doi(c.noticeDoi));

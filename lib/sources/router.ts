@@ -12,6 +12,7 @@ import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
 import { reclaimMemory } from "../net/memory.ts";
+import { keyId, type PageKey, staticKey, withoutFragment } from "../net/page_key.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
 import { sharedLoad, sharedLookup } from "./shared_cache.ts";
 import { ietfSource } from "./ietf/mod.ts";
@@ -95,20 +96,15 @@ export async function fragmentView(
   return await sourceOfUrl(url)?.fragmentView?.(doc, fragment);
 }
 
-/** Removes the fragment of a URL. */
-export function withoutFragment(url: string): string {
-  const hash = url.indexOf("#");
-  return hash === -1 ? url : url.slice(0, hash);
-}
+export { withoutFragment };
 
 /**
- * The page cache's key of a URL: without its fragment, and marked when the
- * whole page was kept (the two conversions of a page are cached apart).
+ * The page cache's key of a URL: without its fragment, and apart when the
+ * whole page was kept (the two conversions of a page are cached apart). A
+ * structured value (lib/net/page_key.ts), never a string read as a URL.
  */
-export function cacheKey(url: string, fullPage = false): string {
-  const page = withoutFragment(url);
-  // A space cannot occur in a URL, so the mark cannot collide with a page.
-  return fullPage ? `${page} full-page` : page;
+export function cacheKey(url: string, fullPage = false): PageKey {
+  return staticKey(url, fullPage);
 }
 
 /** Loads `url` (without its fragment) from the cache, a source, or the web. */
@@ -121,7 +117,7 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
     return { doc: hit, cached: true };
   }
   // The second level: another replica may have loaded it.
-  const remote = await sharedLookup(key);
+  const remote = await sharedLookup(keyId(key));
   if (remote) {
     pageCache().set(key, remote);
     options.onStage?.("cached");
@@ -131,13 +127,13 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   const source = SOURCES.find((s) => s.detect(parsed));
   options.onStage?.("fetching");
   // Requests for a page already being loaded (with the same cap) wait for that load.
-  const flightKey = `${key} ${options.maxBytes ?? ""}`;
+  const flightKey = JSON.stringify([keyId(key), options.maxBytes ?? null]);
   let flight = flights.get(flightKey);
   if (!flight) {
     const controller = new AbortController();
     const shared = { ...options, signal: controller.signal };
     const load = () => source ? source.load(parsed, shared) : fetchWebDocument(page, shared);
-    const promise = sharedLoad(key, load, controller.signal)
+    const promise = sharedLoad(keyId(key), load, controller.signal)
       .then((doc) => {
         pageCache().set(key, doc);
         // A conversion leaves its garbage (and evicted pages theirs): give it back.

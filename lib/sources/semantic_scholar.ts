@@ -23,7 +23,13 @@ import { SourceError } from "./errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import type { CitationInput, Retraction, WorkKind } from "../shelf/record.ts";
-import { enrichDoi, type Enrichment, formattedCitation } from "./doi/crossref.ts";
+import { type Enrichment, formattedCitation } from "./doi/crossref.ts";
+import {
+  type CheckedEnrichment,
+  checkedEnrichment,
+  type EnrichmentFailure,
+  uncheckedWarning,
+} from "./doi/checked.ts";
 import type { Source } from "./router.ts";
 import type { LoadOptions } from "./web.ts";
 
@@ -405,6 +411,7 @@ export function paperView(
   p: S2Paper,
   enrichment?: Enrichment,
   citationText?: string,
+  enrichmentFailure?: EnrichmentFailure,
 ): PaperView {
   const facts: DocumentFact[] = [];
   const fact = (key: string, value: DocumentFact["value"]) => {
@@ -434,6 +441,7 @@ export function paperView(
   if (typeof p.referenceCount === "number") fact("reference_count", p.referenceCount);
   if (pdf) fact("open_access_pdf", pdf);
   if (retraction) fact("alert", retractionAlert(retraction));
+  if (enrichmentFailure) fact("warning", uncheckedWarning(enrichmentFailure));
   if (enrichment?.correction) {
     const notice = safe(() => trusted.url(`https://doi.org/${enrichment.correction!.noticeDoi}`));
     if (notice) fact("note", trusted.text`a correction was published for this paper (${notice})`);
@@ -552,15 +560,15 @@ export async function fetchPaperView(id: string, signal?: AbortSignal): Promise<
     throw new SourceError("Semantic Scholar returned an unexpected response; try again later");
   }
   const doi = stringId(paper.externalIds, "DOI");
-  let enrichment: Enrichment | undefined;
+  let checked: CheckedEnrichment = {};
   let citationText: string | undefined;
   if (doi && DOI_SHAPE.test(doi)) {
-    [enrichment, citationText] = await Promise.all([
-      within(enrichDoi(doi, signal), ENRICH_TIMEOUT_MS),
+    [checked, citationText] = await Promise.all([
+      checkedEnrichment(doi, signal, ENRICH_TIMEOUT_MS),
       within(formattedCitation(doi, signal), ENRICH_TIMEOUT_MS),
     ]);
   }
-  return paperView(paper, enrichment, citationText);
+  return paperView(paper, checked.enrichment, citationText, checked.failure);
 }
 
 /** The source for semanticscholar.org paper URLs (only once the licence is accepted). */

@@ -19,7 +19,7 @@
  * @module
  */
 import { z } from "zod";
-import { OUTPUT_FORMATS } from "../config.ts";
+import { OUTPUT_FORMATS, refusedCredentials } from "../config.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { type FencedPart, ToolError, type ToolResult } from "../envelope/response.ts";
@@ -132,7 +132,12 @@ function noKey(ctx: ToolContext, workflow: Workflow): ToolResult {
   const fm = new Frontmatter()
     .set("api", trusted.text`Kagi`)
     .set("workflow", trusted.oneOf(WORKFLOWS, workflow))
-    .set("status", trusted.text`no API key configured; nothing was sent`);
+    .set(
+      "status",
+      refusedCredentials().length > 0
+        ? trusted.text`the API key file was refused for its mode (see warning); nothing was sent`
+        : trusted.text`no API key configured; nothing was sent`,
+    );
   fm.append(
     "note",
     trusted

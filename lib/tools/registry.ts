@@ -18,6 +18,8 @@ import {
   type OutputFormat,
   type Profile,
   PROFILES,
+  refusedCredentials,
+  refusedCredentialWarning,
 } from "../config.ts";
 import type { ResponseContext, ResponseSpec, ToolResult } from "../envelope/response.ts";
 import { buildResponse } from "../envelope/response.ts";
@@ -344,6 +346,12 @@ export function toolContext(settings: ContextSettings): ToolContext {
     signal: settings.signal,
     toolName: settings.registry.toolName,
     progress: settings.progress ?? (() => Promise.resolve()),
-    respond: (spec) => buildResponse(spec, render),
+    respond: (spec) => {
+      // Credential files this call was refused (lib/config.ts): said in the answer too.
+      for (const r of refusedCredentials()) {
+        spec.frontmatter.append("warning", refusedCredentialWarning(r));
+      }
+      return buildResponse(spec, render);
+    },
   };
 }

@@ -14,6 +14,7 @@ import { type FencedPart, ToolError, type ToolResult } from "../envelope/respons
 import { type Trusted, trusted } from "../trust.ts";
 import { toBibtex } from "../shelf/bibtex.ts";
 import { ImportError, toJson } from "../shelf/json.ts";
+import { SHELF_EXPORT_URI } from "../shelf/resource.ts";
 import { byAdded, MAX_NOTE, normalizeKey } from "../shelf/merge.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import type { ShelfRecord } from "../shelf/record.ts";
@@ -175,7 +176,10 @@ async function exportShelf(args: ShelfArgs, ctx: ToolContext): Promise<ToolResul
           trusted.oneOf(FORMATS, format)
         } page=${page + 1}${withRetracted ? trusted.text` with_retracted=true` : trusted.text``}${
           format === "json"
-            ? trusted.text`; import the pages one after another to restore the whole shelf`
+            ? trusted
+              .text`; import the pages one after another to restore the whole shelf, or read the resource ${
+              trusted.oneOf([SHELF_EXPORT_URI], SHELF_EXPORT_URI)
+            } for the whole shelf as one file`
             : trusted.text``
         }`,
       );

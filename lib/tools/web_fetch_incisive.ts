@@ -48,7 +48,7 @@ import {
 } from "../views/request.ts";
 import { view, type ViewResult } from "../views/view.ts";
 import { tokenizerReady } from "../content/tokens.ts";
-import { envelopeSpec } from "../views/page.ts";
+import { envelopeSpec, finalUrlLine } from "../views/page.ts";
 import {
   isEmpty,
   type Loader,
@@ -195,7 +195,7 @@ export async function runIncisive(
     const r: ViewResult = view(doc, args, { ...options, cap });
     if (r.grewIndex) recount(url.page, doc, fullPage);
     result = ctx.respond({
-      ...envelopeSpec(fm.clone(), r, hints, doc.title),
+      ...envelopeSpec(fm.clone(), r, hints, doc.title, finalUrlLine(url, doc)),
       readOn: CAP_READ_ON,
     });
     // The view itself, for faces that print the page text alone (the CLI's markdown format);

@@ -8,7 +8,7 @@
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { pageMaxBytes } from "../config.ts";
 import type { HintContext } from "../hint.ts";
-import { envelopeSpec } from "../views/page.ts";
+import { envelopeSpec, finalUrlLine } from "../views/page.ts";
 import { OUTLINE_WINDOW, type OutlineRequest, outlineRequestSchema } from "../views/request.ts";
 import { outline } from "../views/view.ts";
 import {
@@ -48,7 +48,7 @@ export async function runSections(
     );
   }
   const result = outline(doc, args, { fragment: url.fragment, window });
-  const response = ctx.respond(envelopeSpec(fm, result, hints, doc.title));
+  const response = ctx.respond(envelopeSpec(fm, result, hints, doc.title, finalUrlLine(url, doc)));
   // The view itself, for the CLI's own formats (a tree, a JSON list); not enumerable, so it
   // never reaches a protocol message.
   Object.defineProperty(response, "view", { value: result, enumerable: false });

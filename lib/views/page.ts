@@ -87,6 +87,38 @@ export function pageHead(url: PageUrl, doc: Document, cached: boolean, fullPage 
   return { facts, messages };
 }
 
+// Bidirectional controls: shown by their code point in the readable URL, never as themselves.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Where redirects led, as a person reads it (percent-escapes decoded, on one
+ * line, bidirectional controls shown as `<U+202E>`), for the fence: the
+ * frontmatter's `final_url` holds only the strictly encoded form, and none
+ * when the URL is not a valid http(s) URL of at most 8,192 characters.
+ * Undefined when there was no redirect, or the readable form is the encoded one.
+ */
+export function finalUrlLine(url: PageUrl, doc: Document): string | undefined {
+  if (doc.url === url.page) return undefined;
+  let encoded: string | undefined;
+  try {
+    encoded = String(trusted.url(doc.url));
+  } catch { /* not in the frontmatter: the fence says it */ }
+  // Each run of escapes decoded on its own, so one malformed escape leaves the rest readable.
+  let readable = doc.url.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+  readable = sanitizeLabel(
+    readable.replace(BIDI, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase()}>`),
+    2000,
+  );
+  if (readable === encoded) return undefined;
+  return `Final URL (after redirects): ${readable}`;
+}
+
 /** Puts facts and rendered messages into a frontmatter block. */
 export function fillFrontmatter(
   fm: Frontmatter,
@@ -165,10 +197,15 @@ export function envelopeSpec(
   result: ViewResult,
   ctx: HintContext,
   title?: string,
+  lead?: string,
 ): ResponseSpec {
   fillFrontmatter(fm, result.facts, result.messages, ctx);
   const fences: FencedPart[] = [];
-  if (result.body !== "") fences.push({ content: result.body, label: titleLabel(title) });
+  if (result.body !== "") {
+    // The readable form of where redirects led (the frontmatter holds its encoded form).
+    const content = lead ? `${lead}\n\n${result.body}` : result.body;
+    fences.push({ content, label: titleLabel(title) });
+  }
   if (result.extra) fences.push({ content: result.extra.content, label: result.extra.label });
   return { frontmatter: fm, fences };
 }

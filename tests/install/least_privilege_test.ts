@@ -169,7 +169,13 @@ Deno.test("launch lines: credential files are read under the stdio line, and ref
     const loose = await spawn(flags, { ...replay.env, HOME: home });
     const refused = await callTool(loose.client, "kagi_search", query, { emptyFmOnError: true });
     await loose.client.close();
-    assert.match(String(refused.fm.status), /no API key/, refused.text);
+    assert.match(String(refused.fm.status), /API key file was refused/, refused.text);
+    assert.ok(
+      String(refused.fm.warning).includes(
+        `${keyFile} was not read: its mode 644 lets group or others read it; run chmod 600 on it`,
+      ),
+      refused.text,
+    );
     await stderrSettled(loose.stderr, /kagi_api_key was not read/);
     assert.match(loose.stderr(), /kagi_api_key was not read: its mode 644/);
     assert.match(loose.stderr(), /chmod 600/);

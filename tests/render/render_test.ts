@@ -226,6 +226,38 @@ Deno.test({
 });
 
 Deno.test({
+  name: "render: calls with other #id selectors get their own render, not the cached one",
+  ...opts,
+  fn: async () => {
+    // Two action lists alike up to the first '#': a key read back as a URL lost the rest.
+    const more = await call({
+      url: `${BASE}/app`,
+      full_page: true,
+      actions: [{ type: "click", selector: "#more" }],
+    });
+    assert.equal(more.isError, false, more.text);
+    assert.match(more.body, /Gizmo details loaded later/);
+    const apply = await call({
+      url: `${BASE}/app`,
+      full_page: true,
+      actions: [{ type: "click", selector: "#apply" }],
+    });
+    assert.equal(apply.isError, false, apply.text);
+    assert.notEqual(apply.fm.cached, true, "a render of its own");
+    assert.match(apply.body, /Hello {1,2}in red/);
+    assert.doesNotMatch(apply.body, /Gizmo details loaded later/);
+    // The same actions again are the cached render.
+    const again = await call({
+      url: `${BASE}/app`,
+      full_page: true,
+      actions: [{ type: "click", selector: "#apply" }],
+    });
+    assert.equal(again.fm.cached, true);
+    assert.match(again.body, /Hello {1,2}in red/);
+  },
+});
+
+Deno.test({
   name: "render: a click loads more content; fill and select feed a form",
   ...opts,
   fn: async () => {

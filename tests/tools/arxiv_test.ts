@@ -68,6 +68,15 @@ Deno.test("arxiv paper: old-style id with affiliation, publisher DOI, journal re
   assert.equal(a.fm.publisher_doi, "10.1023/A:1026654312961");
   assert.equal(a.fm.full_text, undefined);
   assert.match(String(asList(a.fm.warning)[0]), /no HTML full text/);
+  // CrossRef is down for the publisher DOI (a recorded 503): the answer says
+  // that retractions could not be checked, in the DOI path's words.
+  assert.ok(
+    asList(a.fm.warning).includes(
+      "CrossRef/DataCite metadata was unavailable (upstream error), so retractions, corrections, licence and ORCID iDs could not be checked",
+    ),
+    String(a.fm.warning),
+  );
+  assert.equal(a.fm.alert, undefined);
   assert.ok(
     asList(a.fm.see_also).includes(
       "https://doi.org/10.1023/A:1026654312961 for the published version",

@@ -421,3 +421,55 @@ Deno.test("research_shelf: a 400-record JSON export comes in pages that re-impor
     await second.close();
   }
 });
+
+Deno.test("research://shelf/export.json is the whole shelf as one file, past the response cap, and imports back as one", async () => {
+  const c = await connect();
+  try {
+    const { resources } = await c.listResources();
+    const listed = resources.find((r) => r.uri === "research://shelf/export.json");
+    assert.ok(listed, "listed");
+    assert.equal(listed.mimeType, "application/json");
+    // 400 works with long titles: far more than one tool answer (25,000 tokens) can carry.
+    const active: Record<string, unknown> = {};
+    for (let i = 0; i < 400; i++) {
+      const doi = `10.5555/export.${i}`;
+      active[doi] = record(doi, `Work number ${i} on the long road of exporting a shelf whole`, {
+        authors: ["Doe, Jane", "Roe, Richard", "Poe, Edgar"],
+      });
+    }
+    const saved = JSON.parse(SAVED);
+    const data = JSON.stringify({
+      active: { ...saved.active, ...active },
+      retracted: saved.retracted,
+    });
+    assert.equal((await call(c, { action: "import", data })).fm.created, 404);
+    const paged = await call(c, { action: "export", format: "json" });
+    assert.equal(paged.fm.pages, 5, "the tool pages the export");
+    assert.match(String(paged.fm.hint), /research:\/\/shelf\/export\.json/);
+
+    const read = await c.readResource({ uri: "research://shelf/export.json" });
+    const content = read.contents[0] as { text: string; mimeType?: string };
+    assert.equal(content.mimeType, "application/json");
+    const file = JSON.parse(content.text);
+    assert.equal(Object.keys(file.active).length, 403);
+    assert.equal(Object.keys(file.retracted).length, 1);
+    assert.equal(
+      file.active["10.5555/export.399"].title,
+      "Work number 399 on the long road of exporting a shelf whole",
+    );
+
+    // The file is what import takes: one call restores the whole shelf.
+    await call(c, { action: "clear" });
+    const restored = await call(c, { action: "import", data: content.text });
+    assert.equal(restored.isError, false, restored.text);
+    assert.equal(restored.fm.created, 404);
+    assert.equal(restored.fm.retracted, 1);
+    const again = await c.readResource({ uri: "research://shelf/export.json" });
+    assert.deepEqual(
+      Object.keys(JSON.parse((again.contents[0] as { text: string }).text).active).sort(),
+      Object.keys(file.active).sort(),
+    );
+  } finally {
+    await c.close();
+  }
+});

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
-import { type Answer, callTool, type Started, startServer } from "../support/mcp_client.ts";
+import { type Answer, asList, callTool, type Started, startServer } from "../support/mcp_client.ts";
 
 const SHARED = sharedDir() !== undefined;
 if (!SHARED) {
@@ -129,6 +129,14 @@ Deno.test("semantic_scholar: paper by DOI, full detail, tracked on the shelf by 
   assert.match(String(a.fm.shelf), /tracked/);
   assert.doesNotMatch(String(a.fm.shelf), /not tracked/);
   assert.equal(a.fm.alert, undefined, "no retraction without CrossRef data");
+  // CrossRef is down for this DOI (a recorded 503): silence would read as
+  // "not retracted", so the answer says the check failed, in the DOI path's words.
+  assert.ok(
+    asList(a.fm.warning).includes(
+      "CrossRef/DataCite metadata was unavailable (upstream error), so retractions, corrections, licence and ORCID iDs could not be checked",
+    ),
+    String(a.fm.warning),
+  );
 
   const body = a.body.join("\n");
   assert.ok(a.body.includes("# Citation Graphs of Widgets: A Fixture Study"), body);

@@ -37,6 +37,7 @@ import {
   printable,
   SAME_WORK_RELATIONS,
 } from "./crossref.ts";
+import { type EnrichmentFailure, enrichmentFailure, uncheckedWarning } from "./checked.ts";
 import type { Source } from "../router.ts";
 import type { LoadOptions } from "../web.ts";
 
@@ -236,7 +237,7 @@ export function doiDocument(
   csl: CslItem | undefined,
   citation: string | undefined,
   enriched: Enrichment | undefined,
-  enrichFailure?: string,
+  enrichFailure?: EnrichmentFailure,
 ): Document {
   const item = csl ?? {};
   const title = text(item.title, 1000) ?? "";
@@ -301,15 +302,7 @@ export function doiDocument(
     facts2.push({ key: "type", value: trusted.matching(type, /^[A-Za-z][A-Za-z-]{0,40}$/) });
   }
   facts2.push(...updateFacts(enriched));
-  if (enrichFailure) {
-    facts2.push({
-      key: "warning",
-      value: trusted
-        .text`CrossRef/DataCite metadata was unavailable (${
-        trusted.oneOf(FAILURE_TEXT, enrichFailure)
-      }), so retractions, corrections, licence and ORCID iDs could not be checked`,
-    });
-  }
+  if (enrichFailure) facts2.push({ key: "warning", value: uncheckedWarning(enrichFailure) });
   if (!csl) {
     facts2.push({
       key: "warning",
@@ -338,30 +331,6 @@ export function doiDocument(
     citation: title ? citationOf(doi, item, title, authors, journal, cslType, enriched) : undefined,
     source: "doi",
   });
-}
-
-const FAILURE_TEXT = [
-  "not registered with CrossRef or DataCite",
-  "rate limited",
-  "upstream error",
-  "malformed answer",
-  "unreachable",
-] as const;
-
-function failureText(o: Outcome<unknown>): (typeof FAILURE_TEXT)[number] | undefined {
-  if (o.ok) return undefined;
-  switch (o.reason) {
-    case "not_found":
-      return "not registered with CrossRef or DataCite";
-    case "rate_limited":
-      return "rate limited";
-    case "malformed":
-      return "malformed answer";
-    case "network":
-      return "unreachable";
-    default:
-      return "upstream error";
-  }
 }
 
 function citationOf(
@@ -485,7 +454,7 @@ export async function loadDoi(url: URL, options: LoadOptions): Promise<Document>
     csl.ok ? csl.value : undefined,
     citation,
     enriched.ok ? enriched.value : undefined,
-    failureText(enriched),
+    enrichmentFailure(enriched),
   );
 }
 

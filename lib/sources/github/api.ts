@@ -17,7 +17,14 @@
  * @module
  */
 import type { DocumentFact } from "../../content/document.ts";
-import { checkedCredential, configDir, env, secretFileState } from "../../config.ts";
+import {
+  checkedCredential,
+  configDir,
+  env,
+  refusedCredentialText,
+  refusedCredentialWarning,
+  secretFileState,
+} from "../../config.ts";
 import { type Trusted, trusted } from "../../trust.ts";
 import { log } from "../../log.ts";
 import { defaultNet } from "../../net/default.ts";
@@ -59,13 +66,9 @@ export function githubToken(): TokenState {
   const file = secretFileState("github_token");
   const path = file.path;
   if (path && file.refusedMode) {
-    const octal = file.refusedMode;
-    log("warn", `github: ${path} is readable by others (mode ${octal}); not read`);
-    return (tokenState = {
-      warning: trusted.text`the token file ${trusted.echo(path, 300)} was not read: its mode ${
-        trusted.matching(octal, /^[0-7]{3}$/)
-      } lets group or others read it; run chmod 600 on it (requests go unauthenticated meanwhile)`,
-    });
+    const refused = { path, mode: file.refusedMode };
+    log("warn", `github: ${refusedCredentialText(refused)}`);
+    return (tokenState = { warning: refusedCredentialWarning(refused) });
   }
   const token = checkedCredential(file.value, path ?? "github_token");
   return (tokenState = token ? { token, from: "file" } : {});
