@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { unwatchCancel, watchCancel } from "./cancel.ts";
 import { convertHtml, type HtmlOptions } from "./pipeline.ts";
 
 /** A job: one page. */
@@ -23,6 +24,8 @@ export interface ConvertJob {
   url: string;
   /** Conversion options. */
   options: HtmlOptions;
+  /** Raised (to 1) by the pool when the caller cancels: the conversion then stops. */
+  cancel?: SharedArrayBuffer;
 }
 
 /** The reply: the Document's fields, or the error's name and message. */
@@ -38,6 +41,7 @@ const scope = globalThis as unknown as {
 scope.onmessage = (event) => {
   const job = event.data;
   let reply: ConvertReply;
+  watchCancel(job.cancel);
   try {
     const html = job.html ??
       new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
@@ -45,6 +49,8 @@ scope.onmessage = (event) => {
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
     reply = { id: job.id, ok: false, name: e.name, message: e.message };
+  } finally {
+    unwatchCancel();
   }
   scope.postMessage(reply);
 };

@@ -31,6 +31,7 @@
  *
  * @module
  */
+import { checkCancelled } from "./cancel.ts";
 import { decodeHTML, decodeHTMLAttribute } from "entities";
 
 /** Callbacks of {@link walkHtml}; open and close calls always balance. */
@@ -937,7 +938,10 @@ export function walkHtml(
     else handler.text(event[1]);
   };
   // The same without building an event when nothing is held back.
+  let opened = 0;
   const emitOpen = (target: number, name: string, attrs: Record<string, string>): void => {
+    // A cancelled conversion in a worker stops here (see cancel.ts).
+    if ((++opened & 2047) === 0) checkCancelled();
     if (target >= 0) buffers[target].push([0, name, attrs]);
     else handler.open(name, attrs);
   };

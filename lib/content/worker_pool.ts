@@ -14,15 +14,13 @@
  *   conversion memory to the pool size times the largest page); further
  *   pages wait in order, at most {@link MAX_QUEUED} of them, and a page
  *   beyond that is refused with an error that says to retry.
- * - **Cancel, and what it cannot do**: in Deno 2.9.6 `Worker.terminate()`
- *   does not interrupt a worker that is running JavaScript; the worker goes
- *   only when its current task returns (measured: a worker in a busy loop
- *   kept its core for as long as it was watched, seconds after the call).
- *   So a cancelled conversion still runs to its end on its worker thread
- *   (the main thread stays free, the result is dropped), and the worker is
- *   then gone; the pool does not count it, so a new page gets a fresh
- *   worker meanwhile. Freeing the core sooner needs the conversion to check
- *   a cancel flag itself (between phases, or per node in the converter).
+ * - **Cancel**: in Deno 2.9.6 `Worker.terminate()` does not interrupt a
+ *   worker that is running JavaScript (measured: a worker in a busy loop
+ *   kept its core seconds after the call). So each job carries a flag in
+ *   memory shared with its worker (`cancel.ts`): on cancel the pool raises
+ *   it, the HTML walker sees it within 2,048 elements and the conversion
+ *   throws, which frees the core; the worker is terminated too, and a new
+ *   page gets a fresh one.
  * - **Where workers run**: a Deno worker loads its modules with the
  *   process's read permission, so workers are used only when the program's
  *   own folder is readable (a source checkout started with
@@ -34,6 +32,7 @@
  *
  * @module
  */
+import { raiseCancel } from "./cancel.ts";
 import { log } from "../log.ts";
 import type { ConvertJob, ConvertReply } from "./convert_worker.ts";
 import type { HtmlOptions } from "./pipeline.ts";
@@ -217,10 +216,13 @@ export function convertInWorker(
   return new Promise<ConvertedFields | undefined>((resolve, reject) => {
     let slot: Slot | undefined;
     const id = nextId++;
+    // Shared with the worker: raised on cancel, so the conversion stops itself (cancel.ts).
+    const cancel = typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(4) : undefined;
     const onAbort = () => {
       const reason = signal!.reason;
       const i = queue.indexOf(waiting);
       if (i >= 0) queue.splice(i, 1);
+      if (cancel) raiseCancel(cancel);
       if (slot && slot.job?.id === id) {
         // The CPU work stops now: the worker goes, a fresh one comes when needed.
         slot.job = undefined;
@@ -257,12 +259,12 @@ export function convertInWorker(
             return;
           }
           if ("html" in input) {
-            const job: ConvertJob = { id, html: input.html, url, options };
+            const job: ConvertJob = { id, html: input.html, url, options, cancel };
             s.worker.postMessage(job);
           } else {
             // A copy is moved, not cloned: the caller keeps its bytes.
             const bytes = input.bytes.slice();
-            const job: ConvertJob = { id, bytes, encoding: input.encoding, url, options };
+            const job: ConvertJob = { id, bytes, encoding: input.encoding, url, options, cancel };
             s.worker.postMessage(job, [bytes.buffer]);
           }
         });

@@ -393,7 +393,14 @@ export const kagiSearch = defineTool({
   inputSchema: schema,
   annotations: READS_THE_WEB,
   unconfigured: {
-    configured: () => kagiApiKey() !== undefined,
+    // A malformed key counts as set: the call then says what is wrong with it (never at start).
+    configured: () => {
+      try {
+        return kagiApiKey() !== undefined;
+      } catch {
+        return true;
+      }
+    },
     description:
       "Web search through Kagi; no Kagi API key is set (KAGI_API_KEY), so only workflow=small_web (recent Small Web posts) works: other calls say how to add a key.",
   },

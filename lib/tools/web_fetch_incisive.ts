@@ -187,7 +187,8 @@ export async function runIncisive(
       `no text could be extracted from ${url.page}; the page may be an image, a form or empty`,
     );
   }
-  const options = { fragment: url.fragment, sourceOwnsFragment: owns };
+  const lead = finalUrlLine(url, doc);
+  const options = { fragment: url.fragment, sourceOwnsFragment: owns, lead };
   // Budgets hold in real tokens: the exact count checks what the view returns.
   await tokenizerReady();
   let result: ToolResult | undefined;
@@ -195,7 +196,7 @@ export async function runIncisive(
     const r: ViewResult = view(doc, args, { ...options, cap });
     if (r.grewIndex) recount(url.page, doc, fullPage);
     result = ctx.respond({
-      ...envelopeSpec(fm.clone(), r, hints, doc.title, finalUrlLine(url, doc)),
+      ...envelopeSpec(fm.clone(), r, hints, doc.title, lead),
       readOn: CAP_READ_ON,
     });
     // The view itself, for faces that print the page text alone (the CLI's markdown format);

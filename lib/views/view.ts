@@ -172,6 +172,11 @@ export interface ViewOptions {
    * text (the fence's label, the JSON `title`).
    */
   reserve?: number;
+  /**
+   * A line every face shows before the body (where redirects led, in its
+   * readable form): counted in the budget too.
+   */
+  lead?: string;
 }
 
 const SECTION_LIST_SHARE = 0.25;
@@ -539,7 +544,8 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
   const asked = req.max_tokens;
   const whole = options.wholeByDefault && v.kind !== "query" && v.kind !== "search";
   const title = doc.title ? sanitizeLabel(doc.title) : "";
-  const reserve = options.reserve ?? (title ? bestCount(`# ${title}\n\n`) : 0);
+  const reserve = (options.reserve ?? (title ? bestCount(`# ${title}\n\n`) : 0)) +
+    (options.lead ? bestCount(`${options.lead}\n\n`) : 0);
   const budget = Math.max(
     1,
     Math.min(
