@@ -78,7 +78,10 @@ function table(schema: Json): string[] {
 }
 
 function shown(text: string): string {
-  const masked = text.replace(/\b(fence: |untrusted content \[)"?[0-9a-f]{8}"?/g, "$1<id>")
+  const masked = text.replace(
+    /\b(fence: |untrusted content(?:: [^[\n]*)? \[)"?[0-9a-f]{8}"?/g,
+    "$1<id>",
+  )
     // Dates a source computes from today's clock.
     .replace(/^(fetched|retrieved): .*$/gm, "$1: <time>")
     .replace(/\(in about \d+ min\)/g, "(in about <n> min)");

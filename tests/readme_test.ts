@@ -100,7 +100,7 @@ if (SCRIPT && !UNSHARE) {
 function normalise(text: string): string {
   return text.replaceAll("\r\n", "\n").replaceAll(ROOT_DIR, "/path/to/parkour")
     .replace(/(?:npx -y deno@[\d.]+|deno) task/g, "deno task")
-    .replace(/\b(fence: |untrusted content \[)"?[0-9a-f]{8}"?/g, "$1<id>")
+    .replace(/\b(fence: |untrusted content(?:: [^[\n]*)? \[)"?[0-9a-f]{8}"?/g, "$1<id>")
     .replace(/\s+$/, "");
 }
 
