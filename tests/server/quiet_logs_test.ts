@@ -25,6 +25,8 @@ Deno.test("logs: HTTP clients dropping their connection mid-call, both eras", as
   const child = new Deno.Command(command, {
     args,
     env: childEnv(ENV),
+    // Only this environment: other test files set variables of the shared process (PARKOUR_REPLAY_DIR).
+    clearEnv: true,
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -128,6 +130,8 @@ Deno.test("logs: a stdio client that goes away mid-call", async () => {
   const child = new Deno.Command(command, {
     args,
     env: childEnv(ENV),
+    // Only this environment: other test files set variables of the shared process (PARKOUR_REPLAY_DIR).
+    clearEnv: true,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
