@@ -74,6 +74,13 @@ export interface LaunchOptions {
   mode?: "stdio" | "http";
   /** Folder of credential files (`~/.config/parkour`): read access. */
   configDir?: string;
+  /**
+   * The program's own folder (a source checkout: `main.ts`, `lib/`,
+   * `node_modules/`): read access, which the conversion workers need to load
+   * their modules (`lib/content/worker_pool.ts`); without it large pages
+   * convert on the main thread.
+   */
+  programDir?: string;
   /** Deno KV file of a persistent shelf: read and write on its folder. */
   kvPath?: string;
   /**
@@ -127,6 +134,7 @@ export function permissions(options: LaunchOptions = {}): Permissions {
   const write: string[] = [];
   const env: Record<string, string> = {};
   if (options.configDir) read.push(options.configDir);
+  if (options.programDir) read.push(options.programDir);
   if (options.readFiles) read.push(...options.readFiles);
   if (options.kvPath) {
     const dir = parentDir(options.kvPath);
@@ -214,7 +222,12 @@ export function launchCommand(
   options: LaunchOptions = {},
   serverArgs: string[] = [],
 ): LaunchCommand {
-  const { flags, env } = permissions(options);
+  // A source checkout's own folder, so the conversion workers can load (not a bundle or jsr:).
+  const programDir = options.programDir ??
+    (installation.kind === "script" && /[\\/]main\.ts$/.test(installation.script)
+      ? parentDir(installation.script)
+      : undefined);
+  const { flags, env } = permissions({ ...options, programDir });
   const args = ["serve", ...serverArgs];
   if (installation.kind === "binary") return { command: installation.path, args, env };
   return {

@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import meta from "../../deno.json" with { type: "json" };
 import { shellQuote } from "../../lib/install/launch.ts";
-import { childEnv, MAIN, SHIPPED_TOOLS } from "../support/process.ts";
+import { childEnv, MAIN, ROOT_DIR, SHIPPED_TOOLS } from "../support/process.ts";
 
 /** `deno run` flags of the install task. */
 function installFlags(): string[] {
@@ -388,7 +388,11 @@ Deno.test("install: --server-name, --profile, --default-output and --shelf kv:PA
     "--shelf",
     `kv:${kv}`,
   ]);
-  assert.ok(entry.args.includes(`--allow-read=${home}/.config/parkour,${home}/data`));
+  // The config folder, the checkout (for the conversion workers), the KV folder.
+  assert.ok(
+    entry.args.includes(`--allow-read=${home}/.config/parkour,${ROOT_DIR},${home}/data`),
+    entry.args.join(" "),
+  );
   assert.ok(entry.args.includes(`--allow-write=${home}/data`));
   assert.ok((await Deno.stat(`${home}/data`)).isDirectory, "the KV folder is created");
 

@@ -23,7 +23,8 @@ Deno.test("launch: a local script run by an installed Deno", () => {
   assert.equal(cmd.command, "/usr/bin/deno");
   assert.deepEqual(cmd.args.slice(0, 2), ["run", "--no-prompt"]);
   assert.ok(cmd.args.includes(`--deny-net=${DENIED_NETWORKS.join(",")}`));
-  assert.ok(cmd.args.includes("--allow-read=/home/u/.config/parkour"));
+  // The checkout is readable too: its conversion workers load their modules from it.
+  assert.ok(cmd.args.includes("--allow-read=/home/u/.config/parkour,/opt/park our"));
   assert.deepEqual(cmd.args.slice(-4), ["/opt/park our/main.ts", "serve", "--profile", "code"]);
   assert.match(commandLine(cmd), /'\/opt\/park our\/main\.ts' serve --profile code$/);
   assert.match(commandLine(cmd), /'--deny-net=[^']*\[::1\]'/, "brackets are quoted for the shell");

@@ -42,7 +42,9 @@ function taskLine(name: keyof typeof meta.tasks): { env: Record<string, string>;
 
 Deno.test("launch lines: every task line is the one lib/install/launch.ts computes", () => {
   const configDir = "$HOME/.config/parkour";
-  assert.deepEqual(taskLine("start").flags, permissions({ configDir }).flags);
+  // The server lines read the checkout too ("."), so the conversion workers can load.
+  const programDir = ".";
+  assert.deepEqual(taskLine("start").flags, permissions({ configDir, programDir }).flags);
   // doctor also reads the MCP clients' files (Linux paths), to report their entries.
   const clientFiles = CLIENT_IDS.flatMap((c) =>
     configCandidates(c, { os: "linux", home: "$HOME", env: {} })
@@ -51,9 +53,13 @@ Deno.test("launch lines: every task line is the one lib/install/launch.ts comput
     taskLine("doctor").flags,
     permissions({ configDir, readFiles: clientFiles }).flags,
   );
-  assert.deepEqual(taskLine("serve:http").flags, permissions({ configDir, mode: "http" }).flags);
+  assert.deepEqual(
+    taskLine("serve:http").flags,
+    permissions({ configDir, programDir, mode: "http" }).flags,
+  );
   const render = permissions({
     configDir,
+    programDir,
     render: {
       executables: ["/usr/bin/chromium", "/usr/lib/chromium/chromium"],
       readPaths: ["/usr/bin/chromium", "/usr/lib/chromium"],
