@@ -73,7 +73,11 @@ Deno.test("cli: page command errors are clear", async () => {
   const missing = await cli(["fetch", `${ROOT_DIR}/fixtures/pages/nope.html`]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /^Error: no such file: /);
-  const denied = await runCli(["fetch", GUIDE]);
+  // A file outside what the start line may read (it reads its config folder and its checkout).
+  const outside = await Deno.makeTempFile({ prefix: "parkour-denied-", suffix: ".html" });
+  await Deno.copyFile(GUIDE, outside);
+  const denied = await runCli(["fetch", outside]);
+  await Deno.remove(outside);
   assert.equal(denied.code, 1);
   assert.match(denied.stderr, /needs permission: run with --allow-read=/);
   const noTarget = await cli(["fetch"]);
