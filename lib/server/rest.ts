@@ -318,11 +318,11 @@ const formatField = (formats: readonly [string, ...string[]]) =>
   }).optional().describe(`output format: ${formats.join(", ")} (default md)`);
 
 /** Fields of `/api` and `/api/stream`: the page request, an output format, a frontmatter switch. */
-const { requires_js: _r, actions: _a, max_elements: _m, allow_offsite: _o, ...STATIC_FIELDS } =
-  PAGE_FIELDS;
+const { max_elements: _m, ...API_PAGE_FIELDS } = PAGE_FIELDS;
 const API_FIELDS = {
-  // Rendering needs the browser the MCP tools start; the HTTP API reads static pages.
-  ...STATIC_FIELDS,
+  // The page request as the tools take it (rendering included); the interactive-elements list
+  // is the tool's second fence, which the HTTP API's one body has no place for.
+  ...API_PAGE_FIELDS,
   format: formatField(API_FORMATS),
   frontmatter: z.boolean({
     error: () => `${param("frontmatter")} must be true or false (also 1 or 0)`,
@@ -345,7 +345,7 @@ export const SECTIONS_PARAMS: readonly string[] = Object.keys(SECTIONS_FIELDS);
 /** A parsed `/api` (or `/api/stream`) request. */
 interface ApiRequest {
   url: PageUrl;
-  page: Omit<PageRequest, "requires_js" | "actions" | "max_elements" | "allow_offsite">;
+  page: Omit<PageRequest, "max_elements">;
   view: ViewKind;
   format: typeof API_FORMATS[number];
   frontmatter: boolean;
@@ -386,7 +386,7 @@ function noText(doc: Document, page: string): ApiError {
     ? new ApiError(
       422,
       "javascript_shell",
-      `${page} builds its content with JavaScript and has no text of its own; the HTTP API reads the static page only: render it with the MCP tool web_fetch_incisive (requires_js), or look for a static version or an API`,
+      `${page} builds its content with JavaScript and has no text of its own: render it with requires_js=true (the server needs the rendering permissions of start:render), or look for a static version or an API`,
     )
     : new ApiError(
       422,
@@ -439,6 +439,8 @@ interface PageAnswer {
   cached: boolean;
   source: string;
   result: ViewResult;
+  /** The engine that rendered the page (requires_js or actions), if one did. */
+  renderer?: string;
 }
 
 function frontmatterBlock(a: PageAnswer): string {
@@ -520,6 +522,7 @@ function answerHeaders(a: PageAnswer): Record<string, string> {
     "x-source": a.source,
     "x-cache": a.cached ? "hit" : "miss",
   };
+  if (a.renderer) h["x-renderer"] = a.renderer;
   const x = a.result.extract;
   if (x) {
     h["x-extracted"] = String(x.extracted);
@@ -566,12 +569,8 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     signal: AbortSignal,
     onStage?: (stage: LoadStage | "extracting") => void,
   ): Promise<PageAnswer> {
-    const { doc, cached } = await load(req.url.page, {
-      maxBytes: pageMaxBytes(),
-      signal,
-      fullPage: req.fullPage,
-      onStage,
-    });
+    const loaded = await loadFor(req, signal, onStage);
+    const { doc, cached } = loaded;
     signal.throwIfAborted();
     const source = sourceOfDoc(doc, req.url.page);
     if (doc.markdown.trim() === "") throw noText(doc, req.url.page);
@@ -588,7 +587,46 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     if (result.grewIndex) recount(req.url.page, doc, req.fullPage);
     if (result.status === "not_found") throw notFoundError(doc, req, result);
     if (req.frontmatter) await envelopeReady();
-    return { req, doc, cached, source, result };
+    return { req, doc, cached, source, result, renderer: loaded.renderer };
+  }
+
+  /**
+   * The Document for a request: rendered in the headless browser when it asks
+   * for requires_js or actions (as the page tool does; a first-party
+   * source's URL and a PDF are read without it), else from the cache or the web.
+   */
+  async function loadFor(
+    req: ApiRequest,
+    signal: AbortSignal,
+    onStage?: (stage: LoadStage | "extracting") => void,
+  ): Promise<Loaded & { renderer?: string }> {
+    const actions = req.page.actions ?? [];
+    const render = (req.page.requires_js === true || actions.length > 0) &&
+      sourceOf(req.url.page) === "web" && !/\.pdf$/i.test(new URL(req.url.page).pathname);
+    if (render) {
+      const { loadRendered } = await import("../render/document.ts");
+      const { NotForBrowser } = await import("../render/render.ts");
+      try {
+        const r = await loadRendered(req.url.page, {
+          actions,
+          fullPage: req.fullPage,
+          allowOffsite: req.page.allow_offsite ?? false,
+          signal,
+        });
+        return { doc: r.doc, cached: r.cached, renderer: r.info.engine };
+      } catch (error) {
+        if (!(error instanceof NotForBrowser)) {
+          if (error instanceof ApiError || signal.aborted) throw error;
+          throw new ApiError(502, "render", error instanceof Error ? error.message : String(error));
+        }
+      }
+    }
+    return await load(req.url.page, {
+      maxBytes: pageMaxBytes(),
+      signal,
+      fullPage: req.fullPage,
+      onStage,
+    });
   }
 
   async function api(request: Request): Promise<Response> {
