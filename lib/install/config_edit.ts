@@ -103,21 +103,7 @@ export function editJson(
   env: Record<string, string>,
 ): EditResult {
   const source = text === undefined || text.trim() === "" ? "{}\n" : text;
-  const errors: ParseError[] = [];
-  const doc = parse(source, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0) {
-    const e = errors[0];
-    throw new ConfigFileError(
-      `${file} is not valid JSON: ${printParseErrorCode(e.error)} at ${
-        position(source, e.offset)
-      }; ${FIX}`,
-    );
-  }
-  if (!isObject(doc)) {
-    throw new ConfigFileError(
-      `${file}: the top level is ${describe(doc)}, not a JSON object; ${FIX}`,
-    );
-  }
+  const doc = parseJsonObject(source, file);
   const servers = doc[rootKey];
   if (servers !== undefined && !isObject(servers)) {
     throw new ConfigFileError(

@@ -354,16 +354,13 @@ async function readConfig(path: string): Promise<string | undefined> {
   }
 }
 
-async function installFile(
+/** A client's file as text (undefined when it does not exist), or the failure to report. */
+async function readOrFail(
   client: ClientId,
   loc: ConfigFile,
-  name: string,
-  launch: LaunchCommand,
-  dryRun: boolean,
-): Promise<Outcome> {
-  let text: string | undefined;
+): Promise<{ text: string | undefined } | Outcome> {
   try {
-    text = await readConfig(loc.path);
+    return { text: await readConfig(loc.path) };
   } catch (error) {
     return {
       client,
@@ -371,6 +368,18 @@ async function installFile(
       detail: `cannot read ${loc.path}: ${(error as Error).message}`,
     };
   }
+}
+
+async function installFile(
+  client: ClientId,
+  loc: ConfigFile,
+  name: string,
+  launch: LaunchCommand,
+  dryRun: boolean,
+): Promise<Outcome> {
+  const read = await readOrFail(client, loc);
+  if ("status" in read) return read;
+  const text = read.text;
   let edit: EditResult;
   try {
     const entry = clientEntry(client, launch);
@@ -571,16 +580,9 @@ async function uninstallFile(
   name: string,
   dryRun: boolean,
 ): Promise<Outcome> {
-  let text: string | undefined;
-  try {
-    text = await readConfig(loc.path);
-  } catch (error) {
-    return {
-      client,
-      status: "failed",
-      detail: `cannot read ${loc.path}: ${(error as Error).message}`,
-    };
-  }
+  const read = await readOrFail(client, loc);
+  if ("status" in read) return read;
+  const text = read.text;
   if (text === undefined) {
     return { client, status: "skipped", detail: `${loc.path} does not exist: nothing to remove` };
   }
