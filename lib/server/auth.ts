@@ -22,14 +22,17 @@
  */
 import {
   createRemoteJWKSet,
+  customFetch,
   errors as joseErrors,
   type JWTPayload,
   jwtVerify,
   type JWTVerifyGetKey,
 } from "jose";
-import { DEFAULT_SCOPE, type OAuthSettings } from "../config.ts";
+import { env, type OAuthSettings } from "../config.ts";
+import { defaultNet } from "../net/default.ts";
+import { Net } from "../net/fetch.ts";
+import { fetchThrough } from "../net/fetch_api.ts";
 
-export { DEFAULT_SCOPE, type OAuthSettings };
 import { log } from "../log.ts";
 import type { Principal } from "../principal.ts";
 
@@ -70,14 +73,34 @@ function quoted(value: string): string {
   return `"${value.replace(/["\\]/g, "")}"`;
 }
 
+/**
+ * The issuer's requests, through the network layer. The operator's own
+ * issuer and key set (their origins as configured) may be private addresses,
+ * an authorization server inside the deployment's network; any other URL
+ * the metadata names must be public, as every fetch is.
+ */
+function issuerFetch(settings: OAuthSettings): typeof fetch {
+  const configured = new Set(
+    [settings.issuer, settings.jwksUrl].filter((u): u is string => u !== undefined).map((u) =>
+      new URL(u).origin
+    ),
+  );
+  let operator: Net | undefined;
+  return fetchThrough((url, init) =>
+    configured.has(new URL(url).origin)
+      ? (operator ??= new Net({ allowPrivate: true, env })).fetch(url, init)
+      : defaultNet().fetch(url, init)
+  );
+}
+
 /** Checks bearer tokens against one authorization server. */
 export class OAuthResource {
   readonly settings: OAuthSettings;
   readonly #fetch: typeof fetch;
   #keys?: Promise<JWTVerifyGetKey>;
 
-  /** Creates the resource server; `fetchImpl` reaches the issuer (global fetch by default). */
-  constructor(settings: OAuthSettings, fetchImpl: typeof fetch = fetch) {
+  /** Creates the resource server; `fetchImpl` reaches the issuer (the network layer by default). */
+  constructor(settings: OAuthSettings, fetchImpl: typeof fetch = issuerFetch(settings)) {
     this.settings = settings;
     this.#fetch = fetchImpl;
   }
@@ -124,7 +147,8 @@ export class OAuthResource {
   }
 
   async #jwks(): Promise<JWTVerifyGetKey> {
-    if (this.settings.jwksUrl) return createRemoteJWKSet(new URL(this.settings.jwksUrl));
+    const keys = (url: URL) => createRemoteJWKSet(url, { [customFetch]: this.#fetch });
+    if (this.settings.jwksUrl) return keys(new URL(this.settings.jwksUrl));
     const issuer = new URL(this.settings.issuer);
     const path = issuer.pathname.replace(/\/$/, "");
     const candidates = [
@@ -140,7 +164,7 @@ export class OAuthResource {
         }
         const meta = await response.json() as { issuer?: unknown; jwks_uri?: unknown };
         if (meta.issuer !== this.settings.issuer || typeof meta.jwks_uri !== "string") continue;
-        return createRemoteJWKSet(new URL(meta.jwks_uri));
+        return keys(new URL(meta.jwks_uri));
       } catch (error) {
         log("debug", `authorization server metadata at ${url.href}`, error);
       }

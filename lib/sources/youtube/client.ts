@@ -17,6 +17,7 @@ import type { Innertube } from "youtubei.js";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import type { FetchResult } from "../../net/fetch.ts";
+import { fetchThrough } from "../../net/fetch_api.ts";
 import { YoutubeError } from "./errors.ts";
 
 /** What a failed status means for the person asking, by status. */
@@ -55,29 +56,17 @@ export async function netRequest(
   return result;
 }
 
-/** Headers the library sets that the network layer owns (its own User-Agent, encodings). */
-const OWNED = new Set(["user-agent", "accept-encoding", "content-length", "host", "connection"]);
-
 /** A `fetch` for the library: every request through {@link netRequest}. */
 export function netFetch(signal?: AbortSignal): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const request = new Request(input, init);
-    const headers = new Headers();
-    request.headers.forEach((value, key) => {
-      if (!OWNED.has(key.toLowerCase())) headers.set(key, value);
-    });
-    const method = request.method === "POST" ? "POST" : "GET";
-    const body = method === "POST" ? new Uint8Array(await request.arrayBuffer()) : undefined;
-    const result = await netRequest(
-      request.url,
-      { method, headers, body },
-      signal ?? init?.signal ?? undefined,
-    );
-    return new Response(result.bytes as BodyInit, {
-      status: result.status,
-      headers: result.headers,
-    });
-  }) as typeof fetch;
+  return fetchThrough(
+    (url, init) =>
+      netRequest(url, {
+        method: init.method === "POST" ? "POST" : "GET",
+        headers: init.headers,
+        body: init.body,
+      }, init.signal),
+    signal,
+  );
 }
 
 let session: Promise<Innertube> | undefined;
