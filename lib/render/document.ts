@@ -7,10 +7,10 @@
  * @module
  */
 import type { Document } from "../content/document.ts";
-import { pageCache } from "../sources/router.ts";
+import { pageCache, sourceName } from "../sources/router.ts";
 import { type PageKey, renderedPageKey } from "../net/page_key.ts";
 import type { InteractiveElement } from "./elements.ts";
-import { type Action, type Rendered, renderPage } from "./render.ts";
+import { type Action, NotForBrowser, type Rendered, renderPage } from "./render.ts";
 
 /** What a render adds to its Document. */
 export interface RenderInfo {
@@ -89,4 +89,30 @@ export async function loadRendered(
   infos.set(doc, info);
   pageCache().set(key, doc);
   return { doc, info, cached: false };
+}
+
+/** A render a request asked for, or why the page is read without the browser. */
+export type RenderOutcome<T> =
+  | { rendered: T }
+  | { skipped: "source" }
+  | { skipped: "not_for_browser"; what: string };
+
+/**
+ * The one rule for a request that asks for rendering (requires_js or
+ * actions), on every face: a first-party source's URL is answered from its
+ * API, and a PDF or a download is read through the static path; any other
+ * page is rendered by `render`.
+ */
+export async function renderOrSkip<T>(
+  page: string,
+  render: () => Promise<T>,
+): Promise<RenderOutcome<T>> {
+  if (sourceName(page) !== "web") return { skipped: "source" };
+  if (/\.pdf$/i.test(new URL(page).pathname)) return { skipped: "not_for_browser", what: "a PDF" };
+  try {
+    return { rendered: await render() };
+  } catch (error) {
+    if (error instanceof NotForBrowser) return { skipped: "not_for_browser", what: error.what };
+    throw error;
+  }
 }

@@ -601,24 +601,24 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     onStage?: (stage: LoadStage | "extracting") => void,
   ): Promise<Loaded & { renderer?: string }> {
     const actions = req.page.actions ?? [];
-    const render = (req.page.requires_js === true || actions.length > 0) &&
-      sourceOf(req.url.page) === "web" && !/\.pdf$/i.test(new URL(req.url.page).pathname);
-    if (render) {
-      const { loadRendered } = await import("../render/document.ts");
-      const { NotForBrowser } = await import("../render/render.ts");
+    if (req.page.requires_js === true || actions.length > 0) {
+      const { loadRendered, renderOrSkip } = await import("../render/document.ts");
+      let outcome;
       try {
-        const r = await loadRendered(req.url.page, {
-          actions,
-          fullPage: req.fullPage,
-          allowOffsite: req.page.allow_offsite ?? false,
-          signal,
-        });
-        return { doc: r.doc, cached: r.cached, renderer: r.info.engine };
+        outcome = await renderOrSkip(req.url.page, () =>
+          loadRendered(req.url.page, {
+            actions,
+            fullPage: req.fullPage,
+            allowOffsite: req.page.allow_offsite ?? false,
+            signal,
+          }));
       } catch (error) {
-        if (!(error instanceof NotForBrowser)) {
-          if (error instanceof ApiError || signal.aborted) throw error;
-          throw new ApiError(502, "render", error instanceof Error ? error.message : String(error));
-        }
+        if (error instanceof ApiError || signal.aborted) throw error;
+        throw new ApiError(502, "render", error instanceof Error ? error.message : String(error));
+      }
+      if ("rendered" in outcome) {
+        const r = outcome.rendered;
+        return { doc: r.doc, cached: r.cached, renderer: r.info.engine };
       }
     }
     return await load(req.url.page, {

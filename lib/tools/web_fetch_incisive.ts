@@ -18,23 +18,16 @@ import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../trust.ts";
 import { pageMaxBytes } from "../config.ts";
-import {
-  cacheKey,
-  fragmentView,
-  ownsFragment,
-  pageCache,
-  recount,
-  sourceName,
-} from "../sources/router.ts";
+import { cacheKey, fragmentView, ownsFragment, pageCache, recount } from "../sources/router.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { ENGINES } from "../render/browser.ts";
-import { NotForBrowser } from "../render/render.ts";
 import { type InteractiveElement, renderElements } from "../render/elements.ts";
 import {
   loadRendered,
   recountRendered,
   renderedCached,
   type RenderInfo,
+  renderOrSkip,
 } from "../render/document.ts";
 import type { Action } from "../render/render.ts";
 import type { HintContext } from "../hint.ts";
@@ -132,20 +125,16 @@ export async function runIncisive(
   const owns = ownsFragment(url.page, url.fragment);
   const probe = chooseView(args, url.fragment, owns).view.kind;
   const constrained = probe !== "page";
-  // First-party sources answer from their APIs even when rendering was asked for.
-  const viaSource = render && sourceName(url.page) !== "web";
-  let rendered: RenderedLoad | undefined;
-  // A PDF (or another download) under requires_js is read through the static path.
-  let notForBrowser: string | undefined =
-    render && !viaSource && /\.pdf$/i.test(new URL(url.page).pathname) ? "a PDF" : undefined;
-  if (render && !viaSource && notForBrowser === undefined) {
-    try {
-      rendered = await renderedLoad(url, actions, fullPage, args.allow_offsite ?? false, ctx);
-    } catch (error) {
-      if (!(error instanceof NotForBrowser)) throw error;
-      notForBrowser = error.what;
-    }
-  }
+  // First-party sources answer from their APIs, PDFs through the static path (renderOrSkip).
+  const outcome = render
+    ? await renderOrSkip(
+      url.page,
+      () => renderedLoad(url, actions, fullPage, args.allow_offsite ?? false, ctx),
+    )
+    : undefined;
+  const rendered = outcome && "rendered" in outcome ? outcome.rendered : undefined;
+  const viaSource = outcome !== undefined && "skipped" in outcome && outcome.skipped === "source";
+  const notForBrowser = outcome && "what" in outcome ? outcome.what : undefined;
   // One cap for every view: the page a section or a question can read, the whole view reads too.
   const loaded = rendered ?? await loadPage(load, url, pageMaxBytes(), ctx, fullPage);
   const { cached } = loaded;
