@@ -8,26 +8,9 @@
  * @module
  */
 
-/** A JSON object from the API. */
-export type Json = Record<string, unknown>;
+import { type Json, num, obj, str } from "../json.ts";
 
-/** A string field, or "". */
-export function str(o: unknown, key: string): string {
-  const v = (o as Json | null)?.[key];
-  return typeof v === "string" ? v : "";
-}
-
-/** A number field, or undefined. */
-export function num(o: unknown, key: string): number | undefined {
-  const v = (o as Json | null)?.[key];
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
-
-/** An object field, or undefined. */
-export function obj(o: unknown, key: string): Json | undefined {
-  const v = (o as Json | null)?.[key];
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? v as Json : undefined;
-}
+export { type Json, num, obj, str };
 
 /** An array field, or []. */
 export function arr(o: unknown, key?: string): Json[] {

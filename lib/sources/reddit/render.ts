@@ -7,25 +7,14 @@
  * @module
  */
 
-/** A JSON object. */
-export type Json = Record<string, unknown>;
+import { type Json, num, str } from "../json.ts";
+
+export { type Json, num, str };
 
 /** Deepest heading level; replies below it stay at this level, marked as replies. */
 const MAX_LEVEL = 6;
 /** Heading level of top-level comments. */
 const TOP_LEVEL = 2;
-
-/** String field (or ""). */
-export function str(o: unknown, key: string): string {
-  const v = (o as Json | undefined)?.[key];
-  return typeof v === "string" ? v : "";
-}
-
-/** Number field. */
-export function num(o: unknown, key: string): number | undefined {
-  const v = (o as Json | undefined)?.[key];
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
 
 /** The `data` of a Reddit thing. */
 export function dataOf(thing: unknown): Json | undefined {
