@@ -12,9 +12,10 @@
  * 2. **Origin**: absent is fine (non-browser clients); present, it must be a
  *    loopback origin or one listed in `PARKOUR_HTTP_ALLOWED_ORIGINS`.
  *    Otherwise 403.
- * 3. **Token**: with `PARKOUR_HTTP_TOKEN` set, every request needs
- *    `Authorization: Bearer <token>`; otherwise 401. Binding a non-loopback
- *    address without a token is refused at start. `/healthz` is served
+ * 3. **Token** ({@link authorizer}): with `PARKOUR_HTTP_TOKEN` set, every
+ *    request needs `Authorization: Bearer <token>`; with OAuth
+ *    (`PARKOUR_AUTH_ISSUER`, see `auth.ts`) a valid access token; otherwise
+ *    401. Binding a non-loopback address with neither is refused at start. `/healthz` is served
  *    without the token (probes carry no credentials; it tells only the
  *    version), and so is the try-it page (it holds no data, and its own API
  *    calls send the token), but both still pass the Host and Origin gates.
@@ -104,23 +105,23 @@ function sameSecret(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** A request a gate refused: status, category and message. */
+/** A request the Host or Origin gate refused: status, category and message. */
 export interface GateRefusal {
-  /** HTTP status (401 or 403). */
+  /** HTTP status (403). */
   status: number;
-  /** Category: `forbidden_host`, `forbidden_origin` or `unauthorized`. */
-  kind: "forbidden_host" | "forbidden_origin" | "unauthorized";
+  /** Category: `forbidden_host` or `forbidden_origin`. */
+  kind: "forbidden_host" | "forbidden_origin";
   /** What happened and what to do. */
   message: string;
 }
 
 /**
- * The three gates as one check: undefined when the request may pass, else
- * the refusal. `needsToken` is false for paths served without the token.
+ * The Host and Origin gates as one check: undefined when the request may
+ * pass, else the refusal. The token gate is {@link authorizer}.
  */
 export function gates(
-  options: Pick<HttpServeOptions, "host" | "token" | "allowedHosts" | "allowedOrigins">,
-): (request: Request, needsToken: boolean) => GateRefusal | undefined {
+  options: Pick<HttpServeOptions, "host" | "allowedHosts" | "allowedOrigins">,
+): (request: Request) => GateRefusal | undefined {
   const bindLoopback = isLoopback(options.host);
   const allowedHosts = new Set(
     (options.allowedHosts ?? []).map((h) => h.toLowerCase().replace(/^\[|\]$/g, "")),
@@ -135,7 +136,7 @@ export function gates(
     (options.allowedOrigins ?? []).map((o) => o.replace(/\/$/, "").toLowerCase()),
   );
 
-  return (request, needsToken) => {
+  return (request) => {
     const hostHeader = request.headers.get("host");
     const hostname = hostHeader ? hostnameOf(hostHeader) : undefined;
     if (!anyHost && (!hostname || !allowedHosts.has(hostname))) {
@@ -166,17 +167,6 @@ export function gates(
           kind: "forbidden_origin",
           message:
             "Forbidden: Origin not allowed; add it to PARKOUR_HTTP_ALLOWED_ORIGINS if it is yours",
-        };
-      }
-    }
-    if (needsToken && options.token !== undefined) {
-      const auth = request.headers.get("authorization") ?? "";
-      const match = /^Bearer\s+(.+)$/i.exec(auth);
-      if (!match || !sameSecret(match[1].trim(), options.token)) {
-        return {
-          status: 401,
-          kind: "unauthorized",
-          message: "Unauthorized: send Authorization: Bearer <PARKOUR_HTTP_TOKEN>",
         };
       }
     }
@@ -253,7 +243,7 @@ export function gatedHandler(
       if (mcp) return jsonError(status, -32000, message, headers);
       return Response.json({ error: message, kind }, { status, headers });
     };
-    const refusal = check(request, false);
+    const refusal = check(request);
     if (refusal) return refuse(refusal.status, refusal.kind, refusal.message);
     if (metadata.has(url.pathname) && request.method === "GET") {
       return Response.json(options.oauth!.metadata(), {
