@@ -14,7 +14,7 @@
 import type postgres from "postgres";
 import { emptyState } from "./merge.ts";
 import type { BucketName, ShelfRecord, ShelfState } from "./record.ts";
-import type { ShelfStore } from "./store.ts";
+import { changesSince, recordTexts, type ShelfStore } from "./store.ts";
 
 type Sql = ReturnType<typeof postgres>;
 
@@ -126,33 +126,19 @@ export class PostgresStore implements ShelfStore {
                ON CONFLICT (principal) DO NOTHING`;
       await tx`SELECT rev FROM parkour_shelf_meta WHERE principal = ${this.#principal} FOR UPDATE`;
       const state = await this.#load(tx);
-      const before = new Map<string, string>();
-      for (const bucket of ["active", "retracted"] as const) {
-        for (const [doi, r] of state[bucket]) {
-          before.set(`${bucket}\u0000${doi}`, JSON.stringify(r));
-        }
-      }
+      const before = recordTexts(state);
       const result = change(state);
-      const after = new Map<string, ShelfRecord>();
-      for (const bucket of ["active", "retracted"] as const) {
-        for (const [doi, r] of state[bucket]) after.set(`${bucket}\u0000${doi}`, r);
-      }
-      let changed = 0;
-      for (const [k, r] of after) {
-        if (before.get(k) === JSON.stringify(r)) continue;
-        const [bucket, doi] = k.split("\u0000");
+      const { sets, deletes } = changesSince(before, state);
+      for (const [bucket, doi, r] of sets) {
         await tx`INSERT INTO parkour_shelf (principal, bucket, doi, record)
                  VALUES (${this.#principal}, ${bucket}, ${doi}, ${tx.json(r as never)})
                  ON CONFLICT (principal, bucket, doi) DO UPDATE SET record = EXCLUDED.record`;
-        changed++;
       }
-      for (const k of before.keys()) {
-        if (after.has(k)) continue;
-        const [bucket, doi] = k.split("\u0000");
+      for (const [bucket, doi] of deletes) {
         await tx`DELETE FROM parkour_shelf
                  WHERE principal = ${this.#principal} AND bucket = ${bucket} AND doi = ${doi}`;
-        changed++;
       }
+      const changed = sets.length + deletes.length;
       if (changed > 0) {
         await tx`UPDATE parkour_shelf_meta SET rev = rev + 1 WHERE principal = ${this.#principal}`;
       }

@@ -32,6 +32,40 @@ export interface ShelfStore {
   close(): void;
 }
 
+const BUCKETS = ["active", "retracted"] as const;
+
+/** Every record as JSON, by bucket and DOI: taken before a change, to tell what it touched. */
+export function recordTexts(state: ShelfState): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const bucket of BUCKETS) {
+    for (const [doi, r] of state[bucket]) texts.set(`${bucket}\u0000${doi}`, JSON.stringify(r));
+  }
+  return texts;
+}
+
+/**
+ * What a change did, against {@link recordTexts} taken before it: the records
+ * to write and the `[bucket, doi]` pairs to delete (what every store writes).
+ */
+export function changesSince(before: Map<string, string>, state: ShelfState): {
+  sets: [BucketName, string, ShelfRecord][];
+  deletes: [BucketName, string][];
+} {
+  const sets: [BucketName, string, ShelfRecord][] = [];
+  const kept = new Set<string>();
+  for (const bucket of BUCKETS) {
+    for (const [doi, r] of state[bucket]) {
+      const k = `${bucket}\u0000${doi}`;
+      kept.add(k);
+      if (before.get(k) !== JSON.stringify(r)) sets.push([bucket, doi, r]);
+    }
+  }
+  const deletes = [...before.keys()].filter((k) => !kept.has(k)).map((k) =>
+    k.split("\u0000") as [BucketName, string]
+  );
+  return { sets, deletes };
+}
+
 function cloneState(state: ShelfState): ShelfState {
   return structuredClone(state);
 }
@@ -208,35 +242,27 @@ export class KvStore implements ShelfStore {
     while (true) {
       const outcome = await this.#retrying(async () => {
         const { meta, gen, state } = await this.#load();
-        const before = new Map<string, string>();
-        for (const bucket of ["active", "retracted"] as const) {
-          for (const [doi, r] of state[bucket]) {
-            before.set(`${bucket}\u0000${doi}`, JSON.stringify(r));
-          }
-        }
+        const before = recordTexts(state);
         const result = change(state);
-        const after = new Map<string, ShelfRecord>();
-        for (const bucket of ["active", "retracted"] as const) {
-          for (const [doi, r] of state[bucket]) after.set(`${bucket}\u0000${doi}`, r);
-        }
-        const sets: [string, ShelfRecord][] = [];
-        for (const [k, r] of after) if (before.get(k) !== JSON.stringify(r)) sets.push([k, r]);
-        const deletes = [...before.keys()].filter((k) => !after.has(k));
+        const { sets, deletes } = changesSince(before, state);
         if (sets.length === 0 && deletes.length === 0) return { done: true, result };
         if (sets.length + deletes.length > MAX_MUTATIONS) {
           throw new ShelfTooLargeChange(sets.length + deletes.length);
         }
-        for (const [, r] of sets) {
+        for (const [, , r] of sets) {
           const bytes = new TextEncoder().encode(JSON.stringify(r)).length;
           if (bytes > MAX_RECORD_BYTES) throw new ShelfRecordTooLarge(r.doi, bytes);
         }
-        const key = (k: string): Deno.KvKey => {
-          const [bucket, doi] = k.split("\u0000");
-          return [...this.#root, "r", gen, bucket, doi];
-        };
+        const key = (bucket: BucketName, doi: string): Deno.KvKey => [
+          ...this.#root,
+          "r",
+          gen,
+          bucket,
+          doi,
+        ];
         const op = this.#kv.atomic().check(meta);
-        for (const [k, r] of sets) op.set(key(k), r);
-        for (const k of deletes) op.delete(key(k));
+        for (const [bucket, doi, r] of sets) op.set(key(bucket, doi), r);
+        for (const [bucket, doi] of deletes) op.delete(key(bucket, doi));
         op.set(this.#meta, { gen, rev: (meta.value?.rev ?? 0) + 1 });
         const res = await op.commit();
         return { done: res.ok, result };

@@ -14,6 +14,7 @@
 import type { Document } from "../content/document.ts";
 import { decodeDocument, encodeDocument } from "../content/serial.ts";
 import { DEFAULT_CACHE_TTL_MS } from "../net/cache.ts";
+import { realClock } from "../net/clock.ts";
 import { sharedStore } from "../net/shared.ts";
 import { log } from "../log.ts";
 
@@ -48,15 +49,6 @@ async function publish(key: string, doc: Document): Promise<void> {
   await store.set(entryKey(key), bytes, DEFAULT_CACHE_TTL_MS);
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
-
 /**
  * Loads `key` once across the fleet: under its lock, or by waiting for the
  * process that holds it. Without a shared store, just `load()`.
@@ -89,7 +81,7 @@ export async function sharedLoad(
     }
     // Someone else is loading: wait for their entry, or for their lock to lapse.
     while (true) {
-      await sleep(POLL_MS, signal);
+      await realClock.sleep(POLL_MS, signal);
       const ready = await sharedLookup(key);
       if (ready) return ready;
       if (!(await store.locked(lockKey(key)))) break;
