@@ -13,21 +13,15 @@
  *   issuer's JWKS (found through its RFC 8414 or OpenID metadata, or given
  *   as `PARKOUR_AUTH_JWKS_URL`), the issuer, the audience (this resource),
  *   the expiry and not-before times, and the scopes. Only asymmetric
- *   algorithms are accepted. Tokens are never passed on upstream.
+ *   algorithms are accepted. Tokens are never passed on upstream. `jose` is
+ *   loaded with the first token, so a server without OAuth never loads it.
  *
  * The static `PARKOUR_HTTP_TOKEN` stays for a single user; with both set, a
  * request carrying the static token acts as its owner.
  *
  * @module
  */
-import {
-  createRemoteJWKSet,
-  customFetch,
-  errors as joseErrors,
-  type JWTPayload,
-  jwtVerify,
-  type JWTVerifyGetKey,
-} from "jose";
+import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import { env, type OAuthSettings } from "../config.ts";
 import { defaultNet } from "../net/default.ts";
 import { Net } from "../net/fetch.ts";
@@ -147,6 +141,7 @@ export class OAuthResource {
   }
 
   async #jwks(): Promise<JWTVerifyGetKey> {
+    const { createRemoteJWKSet, customFetch } = await import("jose");
     const keys = (url: URL) => createRemoteJWKSet(url, { [customFetch]: this.#fetch });
     if (this.settings.jwksUrl) return keys(new URL(this.settings.jwksUrl));
     const issuer = new URL(this.settings.issuer);
@@ -178,9 +173,10 @@ export class OAuthResource {
   async verify(token: string): Promise<AuthDecision> {
     const keys = this.#keys ??= this.#jwks();
     keys.catch(() => this.#keys = undefined);
+    const jose = await import("jose");
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, await keys, {
+      ({ payload } = await jose.jwtVerify(token, await keys, {
         issuer: this.settings.issuer,
         audience: this.settings.audiences,
         algorithms: ALGORITHMS,
@@ -188,7 +184,7 @@ export class OAuthResource {
         requiredClaims: ["exp", "sub"],
       }));
     } catch (error) {
-      const description = describe(error);
+      const description = describe(error, jose.errors);
       log("info", `refused an access token: ${description}`);
       return {
         ok: false,
@@ -224,7 +220,7 @@ function scopesOf(payload: JWTPayload): string[] {
 }
 
 /** A one-line reason for a refused token, never including the token. */
-function describe(error: unknown): string {
+function describe(error: unknown, joseErrors: typeof import("jose").errors): string {
   if (error instanceof joseErrors.JWTExpired) return "expired";
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     const claim = error.claim;
