@@ -9,8 +9,10 @@
  * deno task compile --require       # every target; fail unless all were built
  * ```
  *
- * The bundle is `deno bundle --platform=deno` of main.ts, then three fixes
- * that make it run from an empty directory with an empty Deno cache:
+ * The bundle is `deno bundle --platform=deno --minify --keep-names` of
+ * main.ts (minified because start-up reads the whole file: see
+ * docs/architecture.md, "Start-up"), then three fixes that make it run from
+ * an empty directory with an empty Deno cache:
  *
  * - The tree-sitter runtime and grammars are byte imports whose specifiers
  *   are built at run time, which no bundler can follow. Their bytes are
@@ -83,6 +85,10 @@ export function bundleArgs(output: string): string[] {
     "bundle",
     "--platform=deno",
     "--unstable-raw-imports",
+    // Start-up reads the whole file, at a cost that grows with its size (docs/benchmarks.md):
+    // minified, it is two thirds smaller; names are kept for errors and stack traces.
+    "--minify",
+    "--keep-names",
     ...EXTERNAL_PACKAGES.flatMap((p) => ["--external", p]),
     "--output",
     output,
@@ -191,8 +197,12 @@ function prelude(files: Record<string, string>): string {
 const REQUIRE_SHIM =
   /^var __require = [^\n]*\n(?:[^\n]*\n){0,8}?\s*throw Error\('Dynamic require of "' \+ \w+ \+ '" is not supported'\);\n\}\);\n/m;
 
+/** The same shim, minified (in a `var` list): `x=(e=>typeof require<"u"?require:...)(...);`. */
+const MINIFIED_REQUIRE_SHIM =
+  /\b([\w$]+)=\(([\w$]+)=>typeof require<"u"\?require:typeof Proxy<"u"\?new Proxy\(\2,\{get:\(([\w$]+),([\w$]+)\)=>\(typeof require<"u"\?require:\3\)\[\4\]\}\):\2\)\(function\(([\w$]+)\)\{if\(typeof require<"u"\)return require\.apply\(this,arguments\);throw Error\('Dynamic require of "'\+\5\+'" is not supported'\)\}\);/;
+
 const BYTES_IMPORT =
-  /\bimport\(\s*([A-Za-z_$][\w$]*)\s*,\s*\{\s*with:\s*\{\s*type:\s*"bytes"\s*\}\s*,?\s*\}\s*\)/g;
+  /\bimport\(((?:[^(),]|\([^()]*\))+?)\s*,\s*\{\s*with:\s*\{\s*type:\s*"bytes"\s*\}\s*,?\s*\}\s*\)/g;
 
 /**
  * Makes esbuild's output runnable from an empty directory: byte imports
@@ -225,10 +235,16 @@ export function finishBundle(
   // With external packages, deno bundle leaves esbuild's throwing shim in
   // place of \`require\` (CommonJS code asking for node:process): use Node's.
   if (!out.includes("__deno_internal_createRequire")) {
-    if (!REQUIRE_SHIM.test(out)) {
+    if (REQUIRE_SHIM.test(out)) {
+      out = out.replace(REQUIRE_SHIM, `var __require = ${CREATE_REQUIRE}(import.meta.url);\n`);
+    } else if (MINIFIED_REQUIRE_SHIM.test(out)) {
+      out = out.replace(
+        MINIFIED_REQUIRE_SHIM,
+        (_, name: string) => `${name}=${CREATE_REQUIRE}(import.meta.url);`,
+      );
+    } else {
       throw new Error("expected esbuild's require shim in its output: update REQUIRE_SHIM");
     }
-    out = out.replace(REQUIRE_SHIM, `var __require = ${CREATE_REQUIRE}(import.meta.url);\n`);
   }
   // Code only: a package's documentation comments may show an import of its own name.
   const live = out.split("\n").filter((line) => !/^\s*(?:\*|\/\/)/.test(line)).join("\n");
