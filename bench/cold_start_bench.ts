@@ -40,7 +40,11 @@ const hasBundle = (() => {
   }
 })();
 
+/** Another checkout's main.ts to time beside this one (`PARKOUR_BENCH_BEFORE=/path/main.ts`). */
+const BEFORE = Deno.env.get("PARKOUR_BENCH_BEFORE");
+
 const SERVERS: Record<string, string> = {
+  ...(BEFORE ? { "parkour before": BEFORE } : {}),
   parkour: `${ROOT_DIR}/main.ts`,
   ...(hasBundle ? { "parkour bundle": BUNDLE } : {}),
   "bare SDK v2": `${ROOT_DIR}/bench/baselines/bare_sdk_server.ts`,
