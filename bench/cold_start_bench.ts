@@ -40,11 +40,16 @@ const hasBundle = (() => {
   }
 })();
 
-/** Another checkout's main.ts to time beside this one (`PARKOUR_BENCH_BEFORE=/path/main.ts`). */
+/**
+ * Another checkout's main.ts and bundle to time beside these
+ * (`PARKOUR_BENCH_BEFORE=/path/main.ts`, `PARKOUR_BENCH_BEFORE_BUNDLE=/path/parkour.js`).
+ */
 const BEFORE = Deno.env.get("PARKOUR_BENCH_BEFORE");
+const BEFORE_BUNDLE = Deno.env.get("PARKOUR_BENCH_BEFORE_BUNDLE");
 
 const SERVERS: Record<string, string> = {
   ...(BEFORE ? { "parkour before": BEFORE } : {}),
+  ...(BEFORE_BUNDLE ? { "parkour bundle before": BEFORE_BUNDLE } : {}),
   parkour: `${ROOT_DIR}/main.ts`,
   ...(hasBundle ? { "parkour bundle": BUNDLE } : {}),
   "bare SDK v2": `${ROOT_DIR}/bench/baselines/bare_sdk_server.ts`,
@@ -157,7 +162,7 @@ if (import.meta.main) {
     }
     for (const name of Object.keys(SERVERS)) {
       console.log(
-        `${group.padEnd(16)} ${name.padEnd(15)} median ${
+        `${group.padEnd(16)} ${name.padEnd(21)} median ${
           median(times[name]).toFixed(0)
         } ms of ${runs} (${
           [...times[name]].sort((a, b) => a - b).map((t) => t.toFixed(0)).join(", ")
@@ -173,8 +178,10 @@ if (import.meta.main) {
     }
   }
   const ends = [
+    ...(BEFORE ? [["parkour before --version", BEFORE, ["--version"]]] : []),
     ["parkour --version", `${ROOT_DIR}/main.ts`, ["--version"]],
     ["parkour --help", `${ROOT_DIR}/main.ts`, ["--help"]],
+    ...(BEFORE_BUNDLE ? [["bundle before --version", BEFORE_BUNDLE, ["--version"]]] : []),
     ...(hasBundle ? [["bundle --version", BUNDLE, ["--version"]]] : []),
     ["empty Deno script", EMPTY_SCRIPT, []],
   ] as [string, string, string[]][];
