@@ -12,7 +12,7 @@
  * CLI) reading pages from an upstream this test serves on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { HttpServerProcess, runCli } from "../support/process.ts";
+import { childEnv, HttpServerProcess, runCli } from "../support/process.ts";
 import { type ClientKind, connectClient, type TestClient } from "../support/clients.ts";
 import { sizedPage } from "../support/sized_pages.ts";
 
@@ -20,6 +20,8 @@ import { sizedPage } from "../support/sized_pages.ts";
 const MEDIUM = new TextEncoder().encode(sizedPage(2_000_000, 4));
 /** About 3.8 MiB: over the ceiling. */
 const HUGE = new TextEncoder().encode(sizedPage(4_000_000, 5));
+/** A small page (converted on the main thread: a process reading it exits at once). */
+const TINY = sizedPage(20_000, 6);
 
 const ENV = {
   MCP_ALLOW_PRIVATE_IPS: "1",
@@ -45,7 +47,8 @@ function streamed(body: Uint8Array, pause = 0): ReadableStream<Uint8Array> {
 /**
  * The upstream: `/sized/*` with its length announced (and uncompressed, so
  * the length is the page's size), `/streamed/*` without one, `/slow/*`
- * trickled over about a second, `/huge/*` over the ceiling. Counts requests.
+ * trickled over about a second, `/huge/*` over the ceiling, `/tiny/*` small.
+ * Counts requests.
  */
 function upstream() {
   const hits = new Map<string, number>();
@@ -59,6 +62,8 @@ function upstream() {
         return new Response(MEDIUM, { headers: exact });
       case "huge":
         return new Response(HUGE, { headers: exact });
+      case "tiny":
+        return new Response(TINY, { headers: HTML });
       case "streamed":
         return new Response(streamed(MEDIUM), { headers: HTML });
       case "slow":
@@ -333,6 +338,29 @@ Deno.test("max_page_mb on the CLI: --max-page-mb names the value; the ceiling is
     assert.equal(badEnv.code, 2, badEnv.stderr);
     assert.match(badEnv.stderr, /invalid PARKOUR_MAX_PAGE_CEILING_MB 'lots'/);
     assert.equal(up.hits("/sized/cli"), 1, "only the first command reached the page");
+  } finally {
+    await up.close();
+  }
+});
+
+Deno.test("max_page_mb in the library: read() views a page already read and says where the limit goes", async () => {
+  const up = upstream();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-all",
+        new URL("../support/library_read.ts", import.meta.url).pathname,
+        `${up.origin}/tiny/lib`,
+        JSON.stringify({ max_page_mb: 2 }),
+      ],
+      env: childEnv({ MCP_ALLOW_PRIVATE_IPS: "1" }),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    const r = JSON.parse(new TextDecoder().decode(out.stdout));
+    assert.match(String(r.error), /fetchPage\(\)'s maxBytes option/);
   } finally {
     await up.close();
   }
