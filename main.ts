@@ -19,11 +19,14 @@ import {
   configFromEnv,
   env,
   OUTPUT_FORMATS,
+  PAGE_CEILING_FLAG,
+  PAGE_CEILING_VARIABLE,
   PAGE_LIMIT_FLAG,
   PAGE_LIMIT_VARIABLE,
-  pageMaxBytes,
+  pageCeilingBytes,
   parseMegabytes,
   PROFILES,
+  setPageCeilingBytes,
   setPageMaxBytes,
 } from "./lib/config.ts";
 import type { Flags } from "./lib/flags.ts";
@@ -129,6 +132,14 @@ const PAGE_LIMIT: FlagSpec = {
   help: `largest page read, decoded, in MiB, for every view (default 50; ${PAGE_LIMIT_VARIABLE})`,
 };
 
+/** The ceiling of a call's own page limit (max_page_mb), for the server. */
+const PAGE_CEILING: FlagSpec = {
+  kind: "string",
+  value: "MIB",
+  help:
+    `largest page a call may ask for with max_page_mb, in MiB (default 200 or the page limit, if higher; ${PAGE_CEILING_VARIABLE})`,
+};
+
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
     summary: "run the MCP server (stdio by default, or Streamable HTTP)",
@@ -146,6 +157,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       },
       ...SHARED_FLAGS,
       [PAGE_LIMIT_FLAG]: PAGE_LIMIT,
+      [PAGE_CEILING_FLAG]: PAGE_CEILING,
       "--shelf": {
         kind: "string",
         value: "STORE",
@@ -618,7 +630,8 @@ function help(): string {
     "",
     "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_TOOLS, PARKOUR_HTTP_TOKEN,",
     "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_CACHE,",
-    "PARKOUR_CACHE_MB, PARKOUR_MAX_PAGE_MB, PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
+    "PARKOUR_CACHE_MB, PARKOUR_MAX_PAGE_MB, PARKOUR_MAX_PAGE_CEILING_MB, PARKOUR_AUTH_ISSUER,",
+    "PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
     "(see docs/configuration.md).",
   );
   return lines.join("\n");
@@ -635,16 +648,23 @@ function applySharedFlags(config: Config, flags: Flags): Config {
   return config;
 }
 
-/** The page limit from its flag, else a check of its variable (a bad value fails at start). */
+/** The page limit and its ceiling from their flags, then checked (a bad value fails at start). */
 function applyPageLimit(flags: Flags): void {
-  const value = flags[PAGE_LIMIT_FLAG];
-  if (typeof value === "string") {
+  for (
+    const [flag, set, example] of [
+      [PAGE_LIMIT_FLAG, setPageMaxBytes, 50],
+      [PAGE_CEILING_FLAG, setPageCeilingBytes, 200],
+    ] as const
+  ) {
+    const value = flags[flag];
+    if (typeof value !== "string") continue;
     const bytes = parseMegabytes(value);
     if (bytes === undefined) {
-      throw new UsageError(`invalid ${PAGE_LIMIT_FLAG} '${value}'; give a size in MiB, such as 50`);
+      throw new UsageError(`invalid ${flag} '${value}'; give a size in MiB, such as ${example}`);
     }
-    setPageMaxBytes(bytes);
-  } else pageMaxBytes();
+    set(bytes);
+  }
+  pageCeilingBytes();
 }
 
 async function runServe(flags: Flags, options: MainOptions): Promise<number> {
