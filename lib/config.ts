@@ -445,19 +445,30 @@ export function s2ApiKey(): string | undefined {
   return credential("S2_API_KEY", "s2_api_key");
 }
 
-/** The variable that sets the page size limit, in MiB. */
+/** The variable that sets the page size limit, in MiB: the default of every call. */
 export const PAGE_LIMIT_VARIABLE = "PARKOUR_MAX_PAGE_MB";
 /** The CLI flag that sets it for one process. */
 export const PAGE_LIMIT_FLAG = "--max-page-mb";
 /** Default page size limit: 50 MiB of decoded body. */
 export const DEFAULT_PAGE_MAX_MB = 50;
+/** The variable that sets the ceiling of a call's own limit (`max_page_mb`), in MiB. */
+export const PAGE_CEILING_VARIABLE = "PARKOUR_MAX_PAGE_CEILING_MB";
+/** The CLI flag that sets the ceiling for one process. */
+export const PAGE_CEILING_FLAG = "--max-page-ceiling-mb";
+/** Default ceiling: 200 MiB, or the default limit when that is set higher. */
+export const DEFAULT_PAGE_CEILING_MB = 200;
+/** The smallest limit a call may ask for, in MiB. */
+export const MIN_PAGE_MB = 1;
+
+const MIB = 1024 * 1024;
 
 let pageLimitOverride: number | undefined;
+let pageCeilingOverride: number | undefined;
 
 /** Parses a size in MiB (a positive number); undefined when it is not one. */
 export function parseMegabytes(value: string): number | undefined {
   const mb = Number(value);
-  return /^\d+(?:\.\d+)?$/.test(value.trim()) && mb > 0 ? Math.round(mb * 1024 * 1024) : undefined;
+  return /^\d+(?:\.\d+)?$/.test(value.trim()) && mb > 0 ? Math.round(mb * MIB) : undefined;
 }
 
 /** Sets the page size limit for this process (the CLI's {@link PAGE_LIMIT_FLAG}), in bytes. */
@@ -465,29 +476,70 @@ export function setPageMaxBytes(bytes: number | undefined): void {
   pageLimitOverride = bytes;
 }
 
-/**
- * The most a page's body may hold, decoded, whatever view asked for it (the
- * whole page, an outline, a section, a search, a question): one cap, so a
- * view never fails on a page another view can read. Set by
- * {@link PAGE_LIMIT_FLAG}, else {@link PAGE_LIMIT_VARIABLE} (MiB), else
- * {@link DEFAULT_PAGE_MAX_MB}. A malformed value is an error that names it.
- */
-export function pageMaxBytes(): number {
-  if (pageLimitOverride !== undefined) return pageLimitOverride;
-  const value = env(PAGE_LIMIT_VARIABLE);
-  if (value === undefined) return DEFAULT_PAGE_MAX_MB * 1024 * 1024;
+/** Sets the ceiling of a call's limit for this process (the CLI's {@link PAGE_CEILING_FLAG}), in bytes. */
+export function setPageCeilingBytes(bytes: number | undefined): void {
+  pageCeilingOverride = bytes;
+}
+
+function megabytesFromEnv(variable: string, example: number): number | undefined {
+  const value = env(variable);
+  if (value === undefined) return undefined;
   const bytes = parseMegabytes(value);
   if (bytes === undefined) {
     throw new ConfigError(
-      `invalid ${PAGE_LIMIT_VARIABLE} '${value}'; set it to a size in MiB, such as ${DEFAULT_PAGE_MAX_MB}`,
+      `invalid ${variable} '${value}'; set it to a size in MiB, such as ${example}`,
     );
   }
   return bytes;
 }
 
-/** What a page over the limit's error adds: the setting that raises it. */
-export function pageLimitAdvice(): string {
-  return `pages are limited to ${
-    (pageMaxBytes() / (1024 * 1024)).toFixed(0)
-  } MiB; the server's operator can raise it with ${PAGE_LIMIT_VARIABLE} (MiB) or ${PAGE_LIMIT_FLAG}`;
+/**
+ * The most a page's body may hold, decoded, when a call does not ask for
+ * another limit, whatever view asked for it (the whole page, an outline, a
+ * section, a search, a question): one cap, so a view never fails on a page
+ * another view can read. Set by {@link PAGE_LIMIT_FLAG}, else
+ * {@link PAGE_LIMIT_VARIABLE} (MiB), else {@link DEFAULT_PAGE_MAX_MB}. A
+ * malformed value is an error that names it.
+ */
+export function pageMaxBytes(): number {
+  if (pageLimitOverride !== undefined) return pageLimitOverride;
+  return megabytesFromEnv(PAGE_LIMIT_VARIABLE, DEFAULT_PAGE_MAX_MB) ?? DEFAULT_PAGE_MAX_MB * MIB;
+}
+
+/**
+ * The largest limit a call may ask for with `max_page_mb`: set by
+ * {@link PAGE_CEILING_FLAG}, else {@link PAGE_CEILING_VARIABLE} (MiB); unset,
+ * {@link DEFAULT_PAGE_CEILING_MB} or the default limit, whichever is larger.
+ * A ceiling set below the default limit is an error that names both.
+ */
+export function pageCeilingBytes(): number {
+  const limit = pageMaxBytes();
+  const set = pageCeilingOverride ??
+    megabytesFromEnv(PAGE_CEILING_VARIABLE, DEFAULT_PAGE_CEILING_MB);
+  if (set === undefined) return Math.max(DEFAULT_PAGE_CEILING_MB * MIB, limit);
+  if (set < limit) {
+    const from = pageCeilingOverride !== undefined ? PAGE_CEILING_FLAG : PAGE_CEILING_VARIABLE;
+    const by = pageLimitOverride !== undefined ? PAGE_LIMIT_FLAG : PAGE_LIMIT_VARIABLE;
+    throw new ConfigError(
+      `${from} (${mib(set)} MiB) is below the default page limit ${by} (${
+        mib(limit)
+      } MiB); the ceiling bounds what a call may ask, so set it at least as high`,
+    );
+  }
+  return set;
+}
+
+/** A size in bytes as MiB for a message: `50`, `2.5`. */
+export function mib(bytes: number): string {
+  return String(Number((bytes / MIB).toFixed(2)));
+}
+
+/** A size in bytes as a whole number of MiB, rounded up (what a call asks to read it). */
+export function megabytes(bytes: number): number {
+  return Math.ceil(bytes / MIB - 1e-9);
+}
+
+/** The limit of a call, in bytes: `max_page_mb` when it gives one, else {@link pageMaxBytes}. */
+export function pageLimitBytes(maxPageMb?: number): number {
+  return maxPageMb === undefined ? pageMaxBytes() : Math.round(maxPageMb * MIB);
 }

@@ -149,7 +149,11 @@ export interface FetchPageOptions {
   fullPage?: boolean;
   /** Cancels the fetch. */
   signal?: AbortSignal;
-  /** Cap on the response body in bytes (default: the server's page limit, `PARKOUR_MAX_PAGE_MB`, 50 MiB). */
+  /**
+   * Cap on the response body in bytes (default: the server's page limit,
+   * `PARKOUR_MAX_PAGE_MB`, 50 MiB). The library's caller is its own
+   * operator: this cap is not bounded by `PARKOUR_MAX_PAGE_CEILING_MB`.
+   */
   maxBytes?: number;
 }
 
@@ -209,6 +213,11 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
       if (url !== undefined) {
         throw new RequestError(
           "read() takes the view's parameters only; the page's URL was given to fetchPage()",
+        );
+      }
+      if ((request as { max_page_mb?: unknown }).max_page_mb !== undefined) {
+        throw new RequestError(
+          "read() views a page already read; its size limit is fetchPage()'s maxBytes option",
         );
       }
       let r: ViewResult;

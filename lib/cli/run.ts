@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { ConfigError, configFromEnv, env, PAGE_LIMIT_FLAG } from "../config.ts";
+import { ConfigError, configFromEnv, env, PAGE_CEILING_FLAG, PAGE_LIMIT_FLAG } from "../config.ts";
 import type { Flags } from "../flags.ts";
 import { log, setLogLevel } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
@@ -24,6 +24,7 @@ import {
   type CommandSpec,
   type FlagSpecs,
   type MainOptions,
+  PAGE_CEILING,
   PAGE_LIMIT,
   SHARED_FLAGS,
   USAGE_EXIT,
@@ -48,6 +49,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       },
       ...SHARED_FLAGS,
       [PAGE_LIMIT_FLAG]: PAGE_LIMIT,
+      [PAGE_CEILING_FLAG]: PAGE_CEILING,
       "--shelf": {
         kind: "string",
         value: "STORE",
@@ -286,7 +288,8 @@ async function help(): Promise<string> {
     "",
     "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_TOOLS, PARKOUR_HTTP_TOKEN,",
     "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_CACHE,",
-    "PARKOUR_CACHE_MB, PARKOUR_MAX_PAGE_MB, PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
+    "PARKOUR_CACHE_MB, PARKOUR_MAX_PAGE_MB, PARKOUR_MAX_PAGE_CEILING_MB, PARKOUR_AUTH_ISSUER,",
+    "PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
     "(see docs/configuration.md).",
   );
   return lines.join("\n");

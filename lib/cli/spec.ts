@@ -8,11 +8,14 @@
 import {
   type Config,
   OUTPUT_FORMATS,
+  PAGE_CEILING_FLAG,
+  PAGE_CEILING_VARIABLE,
   PAGE_LIMIT_FLAG,
   PAGE_LIMIT_VARIABLE,
-  pageMaxBytes,
+  pageCeilingBytes,
   parseMegabytes,
   PROFILES,
+  setPageCeilingBytes,
   setPageMaxBytes,
 } from "../config.ts";
 import type { Flags } from "../flags.ts";
@@ -83,6 +86,14 @@ export const PAGE_LIMIT: FlagSpec = {
   help: `largest page read, decoded, in MiB, for every view (default 50; ${PAGE_LIMIT_VARIABLE})`,
 };
 
+/** The ceiling of a call's own page limit (max_page_mb), for the server. */
+export const PAGE_CEILING: FlagSpec = {
+  kind: "string",
+  value: "MIB",
+  help:
+    `largest page a call may ask for with max_page_mb, in MiB (default 200 or the page limit, if higher; ${PAGE_CEILING_VARIABLE})`,
+};
+
 /** `--format` of the page commands. */
 export const PAGE_FORMAT: FlagSpec = {
   kind: "choice",
@@ -104,14 +115,21 @@ export function applySharedFlags(config: Config, flags: Flags): Config {
   return config;
 }
 
-/** The page limit from its flag, else a check of its variable (a bad value fails at start). */
+/** The page limit and its ceiling from their flags, then checked (a bad value fails at start). */
 function applyPageLimit(flags: Flags): void {
-  const value = flags[PAGE_LIMIT_FLAG];
-  if (typeof value === "string") {
+  for (
+    const [flag, set, example] of [
+      [PAGE_LIMIT_FLAG, setPageMaxBytes, 50],
+      [PAGE_CEILING_FLAG, setPageCeilingBytes, 200],
+    ] as const
+  ) {
+    const value = flags[flag];
+    if (typeof value !== "string") continue;
     const bytes = parseMegabytes(value);
     if (bytes === undefined) {
-      throw new UsageError(`invalid ${PAGE_LIMIT_FLAG} '${value}'; give a size in MiB, such as 50`);
+      throw new UsageError(`invalid ${flag} '${value}'; give a size in MiB, such as ${example}`);
     }
-    setPageMaxBytes(bytes);
-  } else pageMaxBytes();
+    set(bytes);
+  }
+  pageCeilingBytes();
 }

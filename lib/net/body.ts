@@ -169,8 +169,9 @@ export async function readBody(
         throw new NetError(
           "too_large",
           `the response from ${options.url} exceeded the ${formatBytes(options.maxBytes)} limit ` +
-            `(counted after decompression); ask for a narrower view or a page that is smaller`,
+            `(counted after decompression)`,
           options.url,
+          { limit: options.maxBytes },
         );
       }
       chunks.push(chunk);

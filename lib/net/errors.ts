@@ -39,18 +39,24 @@ export class NetError extends Error {
   readonly url?: string;
   /** The upstream answer, for `status` errors. */
   readonly remote?: RemoteResponse;
+  /** For `too_large`: the cap that was exceeded, in bytes. */
+  readonly limit?: number;
+  /** For `too_large`: the body's decoded size in bytes, when known before reading it. */
+  readonly size?: number;
 
   /** Creates the error. */
   constructor(
     kind: NetErrorKind,
     message: string,
     url?: string,
-    options?: ErrorOptions & { remote?: RemoteResponse },
+    options?: ErrorOptions & { remote?: RemoteResponse; limit?: number; size?: number },
   ) {
     super(message, options);
     this.name = "NetError";
     this.kind = kind;
     this.url = url;
     this.remote = options?.remote;
+    this.limit = options?.limit;
+    this.size = options?.size;
   }
 }

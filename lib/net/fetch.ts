@@ -396,18 +396,20 @@ export class Net {
     const { response } = hop;
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     const length = Number(response.headers.get("content-length") ?? "");
+    const encoding = response.decoded ? null : response.headers.get("content-encoding");
     // Compressed or not, a body whose wire size is over the cap decodes to more.
     if (Number.isFinite(length) && length > maxBytes) {
       await response.body?.cancel().catch(() => {});
       throw new NetError(
         "too_large",
-        `${hop.url.href} is ${formatBytes(length)}, over the ${
-          formatBytes(maxBytes)
-        } limit; ask for a narrower view or a smaller page`,
+        `${hop.url.href} is ${codingless(encoding) ? "" : "at least "}${
+          formatBytes(length)
+        }, over the ${formatBytes(maxBytes)} limit`,
         hop.url.href,
+        // Without a content coding the wire length is the decoded size.
+        { limit: maxBytes, size: codingless(encoding) ? length : undefined },
       );
     }
-    const encoding = response.decoded ? null : response.headers.get("content-encoding");
     const progress = currentProgress();
     // The wire length is the decoded length only without a content coding.
     const total = Number.isFinite(length) && length > 0 && codingless(encoding)

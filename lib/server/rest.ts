@@ -31,7 +31,7 @@
 import { sharedStore } from "../net/shared.ts";
 import { shelfHealth } from "../shelf/mod.ts";
 import { z } from "zod";
-import { ConfigError, pageLimitAdvice, pageMaxBytes } from "../config.ts";
+import { ConfigError, pageLimitBytes } from "../config.ts";
 import type { Document } from "../content/document.ts";
 import { htmlToText } from "../content/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
@@ -51,6 +51,7 @@ import {
   OUTLINE_WINDOW,
   PAGE_FIELDS,
   type PageRequest,
+  pageTooLarge,
   param,
   parseWith,
   RequestError,
@@ -212,12 +213,6 @@ export function apiError(error: unknown): ApiError {
         return new ApiError(403, error.kind, error.message);
       case "timeout":
         return new ApiError(504, error.kind, error.message);
-      case "too_large":
-        return new ApiError(
-          502,
-          error.kind,
-          `${error.message}; ${pageLimitAdvice()}`,
-        );
       case "status": {
         const upstream = error.remote?.status;
         const status = upstream === 404 || upstream === 410 ? upstream : 502;
@@ -621,12 +616,37 @@ export function createRestApi(options: RestOptions = {}): RestApi {
         return { doc: r.doc, cached: r.cached, renderer: r.info.engine };
       }
     }
-    return await load(req.url.page, {
-      maxBytes: pageMaxBytes(),
+    return await loadWithin(req.url, req.page.max_page_mb, {
       signal,
       fullPage: req.fullPage,
       onStage,
     });
+  }
+
+  /**
+   * Loads a page within the call's limit (`max_page_mb`, else the server's
+   * default); a page over it says which value of `max_page_mb` reads it, or
+   * which setting of the server's operator does.
+   */
+  async function loadWithin(
+    url: PageUrl,
+    maxPageMb: number | undefined,
+    options: Omit<LoadOptions, "maxBytes">,
+  ): Promise<Loaded> {
+    const maxBytes = pageLimitBytes(maxPageMb);
+    try {
+      return await load(url.page, { ...options, maxBytes });
+    } catch (error) {
+      if (error instanceof NetError && error.kind === "too_large" && error.limit === maxBytes) {
+        const advice = pageTooLarge(maxBytes, error.size, maxPageMb !== undefined);
+        throw new ApiError(
+          502,
+          error.kind,
+          `${error.message}; ${renderMessage(advice, restHints(url))}`,
+        );
+      }
+      throw error;
+    }
   }
 
   async function api(request: Request): Promise<Response> {
@@ -645,8 +665,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     const format = parsed.format ?? "md";
     const fullPage = parsed.full_page ?? false;
     const slice = parsed.slice;
-    const { doc, cached } = await load(url.page, {
-      maxBytes: pageMaxBytes(),
+    const { doc, cached } = await loadWithin(url, parsed.max_page_mb, {
       signal: request.signal,
       fullPage,
     });

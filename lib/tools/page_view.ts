@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { pageLimitAdvice, pageMaxBytes } from "../config.ts";
+import { pageLimitBytes } from "../config.ts";
 import { NetError } from "../net/errors.ts";
 import type { Document } from "../content/document.ts";
 import type { QueryExtraction } from "../content/query_extract.ts";
@@ -16,6 +16,7 @@ import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import { loadDocument, type Loaded } from "../sources/router.ts";
 import { type HintContext, renderMessage } from "../hint.ts";
+import { pageTooLarge } from "../views/request.ts";
 import {
   CONTENT_KINDS,
   DROPPED_NOTE_SHARE,
@@ -78,23 +79,30 @@ export function setExtractFields(fm: Frontmatter, x: QueryExtraction): void {
   fm.set("original_tokens", x.originalTokens);
 }
 
-/** Loads the document for a request, turning failures into tool errors. */
+/**
+ * Loads the document for a request, turning failures into tool errors:
+ * within the call's page limit (`maxPageMb`, its `max_page_mb`, else the
+ * server's default); a page over it says, in `hints`' words, what to ask.
+ */
 export async function loadPage(
   load: Loader,
   url: PageUrl,
-  maxBytes: number,
+  maxPageMb: number | undefined,
   ctx: ToolContext,
-  fullPage = false,
+  fullPage: boolean,
+  hints: HintContext,
 ): Promise<Loaded> {
+  const maxBytes = pageLimitBytes(maxPageMb);
   try {
     return await load(url.page, { maxBytes, signal: ctx.signal, fullPage });
   } catch (error) {
     if (error instanceof Error && error.name === "ContentError") {
       throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
     }
-    // Over the page limit: say which setting raises it.
-    if (error instanceof NetError && error.kind === "too_large" && maxBytes === pageMaxBytes()) {
-      throw new ToolError(`${error.message}; ${pageLimitAdvice()}`);
+    // Over the call's page limit: say what to ask for, or which setting raises it.
+    if (error instanceof NetError && error.kind === "too_large" && error.limit === maxBytes) {
+      const advice = pageTooLarge(maxBytes, error.size, maxPageMb !== undefined);
+      throw new ToolError(`${error.message}; ${renderMessage(advice, hints)}`);
     }
     throw error;
   }

@@ -17,7 +17,6 @@ import type { Document } from "../content/document.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../trust.ts";
-import { pageMaxBytes } from "../config.ts";
 import { cacheKey, fragmentView, ownsFragment, pageCache, recount } from "../sources/router.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { ENGINES } from "../render/browser.ts";
@@ -136,7 +135,8 @@ export async function runIncisive(
   const viaSource = outcome !== undefined && "skipped" in outcome && outcome.skipped === "source";
   const notForBrowser = outcome && "what" in outcome ? outcome.what : undefined;
   // One cap for every view: the page a section or a question can read, the whole view reads too.
-  const loaded = rendered ?? await loadPage(load, url, pageMaxBytes(), ctx, fullPage);
+  const loaded = rendered ??
+    await loadPage(load, url, args.max_page_mb, ctx, fullPage, hints);
   const { cached } = loaded;
   // A fragment the source reads itself (GitHub's #L10-L20) selects its view of the cached page.
   // (Only for the whole-view answer: the other views re-store the Document they index.)

@@ -20,6 +20,18 @@ import {
   RequestError,
 } from "./errors.ts";
 import { QUERY_DEFAULT_TOKENS } from "../content/query_extract.ts";
+import {
+  DEFAULT_PAGE_CEILING_MB,
+  DEFAULT_PAGE_MAX_MB,
+  megabytes,
+  mib,
+  MIN_PAGE_MB,
+  PAGE_CEILING_FLAG,
+  PAGE_CEILING_VARIABLE,
+  PAGE_LIMIT_VARIABLE,
+  pageCeilingBytes,
+} from "../config.ts";
+import { type Message, note, p } from "../hint.ts";
 import { OUTLINE_WINDOW } from "../content/views.ts";
 
 export { OUTLINE_WINDOW, QUERY_DEFAULT_TOKENS };
@@ -105,6 +117,35 @@ const url = z.string({ error: () => `${param("url")} is required: the page's htt
 const fullPage = flag("full_page").optional().describe(
   "keep menus, sidebars and comments: skip main-content extraction",
 );
+/** This server's ceiling of `max_page_mb`, in MiB (read when a request is checked). */
+function ceilingMb(): string {
+  return mib(pageCeilingBytes());
+}
+
+/**
+ * `max_page_mb`: the largest page a call reads, in MiB, from
+ * {@link MIN_PAGE_MB} to the server's ceiling (checked at each request, so
+ * the ceiling set for this process holds). Without it, the server's default.
+ */
+const maxPageMb = z.number({
+  error: (i) =>
+    `${param("max_page_mb")} must be a number of MiB from ${MIN_PAGE_MB} to ${ceilingMb()} (got ${
+      typeof i.input === "number"
+        ? String(i.input)
+        : typeof i.input === "string"
+        ? `the text ${JSON.stringify(show(i.input))}`
+        : show(i.input)
+    })`,
+}).min(MIN_PAGE_MB).refine((mb) => mb * 1024 * 1024 <= pageCeilingBytes(), {
+  error: (i) =>
+    `${param("max_page_mb")} ${
+      show(i.input)
+    } is over this server's ceiling of ${ceilingMb()} MiB; ` +
+    `ask for at most ${ceilingMb()}, or have the server's operator raise ${PAGE_CEILING_VARIABLE} (MiB) or ${PAGE_CEILING_FLAG}`,
+}).optional().describe(
+  `largest page to read, in MiB (server default ${DEFAULT_PAGE_MAX_MB}; up to its ceiling, ${DEFAULT_PAGE_CEILING_MB} unless set)`,
+);
+
 const requiresJs = flag("requires_js").optional().describe(
   "render in a headless browser first (seconds; for pages built by JavaScript)",
 );
@@ -149,6 +190,7 @@ export const PAGE_FIELDS = {
   allow_offsite: flag("allow_offsite").optional().describe(
     "with requires_js: let the page go to other hosts",
   ),
+  max_page_mb: maxPageMb,
 };
 
 /** The fields of an outline request. */
@@ -158,6 +200,7 @@ export const OUTLINE_FIELDS = {
     `window of ${OUTLINE_WINDOW} sections: 0 for the first, 1 for the next, -1 for the last`,
   ),
   full_page: fullPage,
+  max_page_mb: maxPageMb,
 };
 
 /** Names of the page-request fields. */
@@ -264,7 +307,7 @@ export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
 // Text forms (REST query strings and CLI flags)
 
 /** How a field is written as text. */
-export type TextKind = "string" | "strings" | "int" | "ints" | "boolean" | "json";
+export type TextKind = "string" | "strings" | "int" | "ints" | "number" | "boolean" | "json";
 
 /** The text form of each field that the REST API and CLI parse. */
 export const TEXT_KINDS: Record<string, TextKind> = {
@@ -281,6 +324,7 @@ export const TEXT_KINDS: Record<string, TextKind> = {
   max_elements: "int",
   allow_offsite: "boolean",
   slice: "int",
+  max_page_mb: "number",
   format: "string",
   frontmatter: "boolean",
 };
@@ -318,6 +362,15 @@ export function fromText(key: string, values: string[]): unknown {
       }
       return Number(raw);
     }
+    case "number": {
+      // A plain decimal: no exponent, sign, hex or Infinity (the schema checks the range).
+      if (!/^\d{1,12}(?:\.\d{1,6})?$/.test(raw)) {
+        throw new RequestError(
+          `${param(key)} must be a number such as 100 (got ${show(raw)})`,
+        );
+      }
+      return Number(raw);
+    }
     case "ints": {
       const parts = raw.split(",").map((x) => x.trim()).filter(Boolean);
       if (parts.length > MAX_SLICES) {
@@ -343,6 +396,35 @@ export function fromText(key: string, values: string[]): unknown {
       }
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// A page over the call's limit
+
+/**
+ * What a page over a call's limit tells the caller, after the network
+ * layer's own words (the page's size, or that it exceeded the limit): the
+ * value of `max_page_mb` that reads it when that is within the ceiling (the
+ * page's size when known, else the ceiling), or the operator's setting when
+ * it is not. `limit` is the call's limit in bytes, `size` the page's when
+ * known, `asked` whether the call gave `max_page_mb`.
+ */
+export function pageTooLarge(limit: number, size: number | undefined, asked: boolean): Message {
+  const ceiling = pageCeilingBytes();
+  const whose = asked ? "this call's" : `the server's default (${PAGE_LIMIT_VARIABLE})`;
+  if (size !== undefined && size <= ceiling) {
+    return note`that limit is ${whose}: ask again with ${
+      p("max_page_mb", megabytes(size))
+    } to read it`;
+  }
+  if (size === undefined && limit < ceiling) {
+    return note`that limit is ${whose}: ask again with a larger one, up to ${
+      p("max_page_mb", Number(mib(ceiling)))
+    } (this server's ceiling)`;
+  }
+  return note`${
+    mib(ceiling)
+  } MiB is the most this server reads, whatever a call asks; the server's operator can raise it with ${PAGE_CEILING_VARIABLE} (MiB) or ${PAGE_CEILING_FLAG}`;
 }
 
 // ---------------------------------------------------------------------------
