@@ -343,7 +343,8 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     await shelf.openShelf(spec, config.profile);
     shelfOpen = true;
   };
-  if (shelfValue) await openShelf();
+  // HTTP opens the default shelf now too: its start is not what a client waits for.
+  if (shelfValue || flags["--http"]) await openShelf();
   const closeShelf = async () => {
     // Writes are committed transactions; closing releases the KV file's lock promptly.
     if (shelfOpen) (await import("../shelf/mod.ts")).currentShelf().store.close();
@@ -404,7 +405,6 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     await sharedCache?.close();
     return 0;
   }
-  if (!shelfOpen) await openShelf();
   const { createApp } = await import("../server/app.ts");
   const app = createApp({ config, tools: definitions });
   if (config.tools !== undefined) await app.tools();
