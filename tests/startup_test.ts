@@ -101,6 +101,10 @@ Deno.test("startup: what serves the first answer does not load the tools", async
     assert.deepEqual(local.filter((s) => s.startsWith(heavy)), [], `${heavy} is loaded on demand`);
   }
   assert.ok(serving.some((s) => s.includes("@modelcontextprotocol/server")), "the SDK is in it");
+  // --help and the page commands' usage errors need their flags: the request model, not the tools.
+  const help = (await staticGraph(["lib/cli/run.ts", "lib/cli/page_flags.ts"]))
+    .filter((s) => /^lib\/(tools|sources|server|envelope)\//.test(s));
+  assert.deepEqual(help, [], "the page flags come without the tools");
   // And the tools are a dynamic import away: the catalog is in the graph, behind import().
   const everything = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "lib/cli/run.ts"],

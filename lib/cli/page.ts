@@ -1,12 +1,11 @@
 /**
  * `parkour fetch` and `parkour sections`: the page tools on the command
- * line. Their flags are the request model's fields (`lib/views/request.ts`),
- * so this module, with the tools, loads only for these commands and for
- * `--help`.
+ * line (their flags are `page_flags.ts`'s). This module and the tools load
+ * only when one of these commands runs.
  *
  * @module
  */
-import { configFromEnv, env, PAGE_LIMIT_FLAG } from "../config.ts";
+import { configFromEnv, env } from "../config.ts";
 import type { Flags } from "../flags.ts";
 import { TOOLS } from "../tools/catalog.ts";
 import { toolContext, ToolRegistry } from "../tools/registry.ts";
@@ -17,18 +16,13 @@ import type { HintContext } from "../hint.ts";
 import type { ViewResult } from "../views/view.ts";
 import {
   fromText,
-  OUTLINE_FIELDS,
   OUTLINE_KEYS,
   outlineRequestSchema,
-  PAGE_FIELDS,
   PAGE_KEYS,
   pageRequestSchema,
-  param,
   paramName,
   parseWith,
-  renderParams,
   RequestError,
-  TEXT_KINDS,
 } from "../views/request.ts";
 import { isFileArgument } from "../sources/file/argument.ts";
 import { parseFences } from "../envelope/fence.ts";
@@ -37,67 +31,7 @@ import type { ToolResult } from "../envelope/response.ts";
 import { toolFailure } from "../server/mcp.ts";
 import { palette, progress, textReport } from "../terminal.ts";
 import { cliCommand, invokedFrom } from "./invocation.ts";
-import {
-  applySharedFlags,
-  type FlagSpecs,
-  PAGE_FORMAT,
-  PAGE_LIMIT,
-  SHARED_FLAGS,
-  UsageError,
-} from "./spec.ts";
-
-/** Parameter names inside the request model's descriptions, to spell them as flags. */
-const FIELD_NAME = new RegExp(`\\b(${PAGE_KEYS.filter((k) => k !== "url").join("|")})\\b`, "g");
-
-/** Help text of the view flags (the request model's descriptions, in CLI words). */
-function viewFlags(
-  keys: readonly string[],
-  fields: Record<string, { description?: string }>,
-): FlagSpecs {
-  const flags: FlagSpecs = {};
-  for (const key of keys) {
-    if (key === "url") continue;
-    const kind = TEXT_KINDS[key];
-    const help = renderParams(
-      (fields[key].description ?? "").replace(FIELD_NAME, (k) => param(k)),
-      "cli",
-    );
-    const value = kind === "ints"
-      ? "N,M"
-      : kind === "json"
-      ? "JSON"
-      : kind === "int"
-      ? "N"
-      : "TEXT";
-    flags[paramName("cli", key)] = kind === "boolean"
-      ? { kind: "boolean", help, key }
-      : { kind: "string", value, help, key, repeatable: kind === "strings" };
-  }
-  return flags;
-}
-
-/** Flags of `parkour fetch`. */
-export const FETCH_FLAGS: FlagSpecs = {
-  ...viewFlags(PAGE_KEYS, PAGE_FIELDS),
-  "--format": PAGE_FORMAT,
-  "--profile": SHARED_FLAGS["--profile"],
-  [PAGE_LIMIT_FLAG]: PAGE_LIMIT,
-};
-
-/** Flags of `parkour sections`. */
-export const SECTIONS_FLAGS: FlagSpecs = {
-  ...viewFlags(OUTLINE_KEYS, OUTLINE_FIELDS),
-  "--slice": {
-    ...viewFlags(OUTLINE_KEYS, OUTLINE_FIELDS)["--slice"],
-    value: "N|all",
-    help: `${
-      viewFlags(OUTLINE_KEYS, OUTLINE_FIELDS)["--slice"].help
-    }; all: the whole outline in one window`,
-  },
-  "--format": PAGE_FORMAT,
-  "--profile": SHARED_FLAGS["--profile"],
-  [PAGE_LIMIT_FLAG]: PAGE_LIMIT,
-};
+import { applySharedFlags, UsageError } from "./spec.ts";
 
 /** Loads URLs from the web and anything else from the file system (CLI only). */
 const cliLoader: Loader = async (url, options) => {

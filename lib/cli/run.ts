@@ -73,7 +73,7 @@ COMMANDS.fetch = {
     name: "<url|file>",
     help: "an http(s) URL, a bare host (example.org), or a saved page",
   },
-  flags: async () => (await import("./page.ts")).FETCH_FLAGS,
+  flags: async () => (await import("./page_flags.ts")).FETCH_FLAGS,
   run: async (flags, _options, target) =>
     (await import("./page.ts")).runPageCommand("fetch", flags, target!),
 };
@@ -84,7 +84,7 @@ COMMANDS.sections = {
     name: "<url|file>",
     help: "an http(s) URL, a bare host (example.org), or a saved page",
   },
-  flags: async () => (await import("./page.ts")).SECTIONS_FLAGS,
+  flags: async () => (await import("./page_flags.ts")).SECTIONS_FLAGS,
   run: async (flags, _options, target) =>
     (await import("./page.ts")).runPageCommand("sections", flags, target!),
 };
