@@ -5,8 +5,11 @@
  * built (`deno task bundle`), the bundle (dist/parkour.js). All run with the
  * start task's flags. `--version` is timed beside an empty Deno script.
  *
- * `deno task bench` reports ratios; `deno run -A bench/cold_start_bench.ts 5`
- * prints the median of N spawns for each, and the peak RSS of `--version`.
+ * `deno task bench` reports ratios; `deno run -A bench/cold_start_bench.ts 7`
+ * prints the median of N spawns for each (runs alternate between the
+ * servers), the time to the first `tools/list` (initialize, then the list:
+ * the tools load after the first answer, so this shows what that costs),
+ * and the peak RSS of `--version` and `--help`.
  */
 import { initializeParams, launch, ROOT_DIR } from "../tests/support/process.ts";
 
@@ -37,7 +40,16 @@ const hasBundle = (() => {
   }
 })();
 
+/**
+ * Another checkout's main.ts and bundle to time beside these
+ * (`PARKOUR_BENCH_BEFORE=/path/main.ts`, `PARKOUR_BENCH_BEFORE_BUNDLE=/path/parkour.js`).
+ */
+const BEFORE = Deno.env.get("PARKOUR_BENCH_BEFORE");
+const BEFORE_BUNDLE = Deno.env.get("PARKOUR_BENCH_BEFORE_BUNDLE");
+
 const SERVERS: Record<string, string> = {
+  ...(BEFORE ? { "parkour before": BEFORE } : {}),
+  ...(BEFORE_BUNDLE ? { "parkour bundle before": BEFORE_BUNDLE } : {}),
   parkour: `${ROOT_DIR}/main.ts`,
   ...(hasBundle ? { "parkour bundle": BUNDLE } : {}),
   "bare SDK v2": `${ROOT_DIR}/bench/baselines/bare_sdk_server.ts`,
@@ -60,8 +72,11 @@ async function runToEnd(script: string, args: string[]): Promise<{ ms: number; m
   return { ms, mib: Number(lines[lines.length - 1]) / 1024 };
 }
 
-/** Spawns `script`, sends one line, resolves when the first line comes back. */
-async function firstAnswer(script: string, line: string): Promise<string> {
+/**
+ * Spawns `script`, sends `lines` one at a time (each after the answer to the
+ * one before; a notification gets none), resolves with the last answer.
+ */
+async function answers(script: string, lines: string[]): Promise<string> {
   const { command, args } = launch(script);
   const child = new Deno.Command(command, {
     args,
@@ -71,28 +86,47 @@ async function firstAnswer(script: string, line: string): Promise<string> {
     env: { RUST_BACKTRACE: "0" },
   }).spawn();
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(line + "\n"));
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
+  let last = "";
+  for (const line of lines) {
+    await writer.write(new TextEncoder().encode(line + "\n"));
+    if (!line.includes('"id"')) continue;
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const nl = text.indexOf("\n");
+    last = text.slice(0, nl);
+    text = text.slice(nl + 1);
   }
   await writer.close().catch(() => {});
   reader.cancel().catch(() => {});
   child.kill("SIGKILL");
   await child.status;
-  if (!text.includes('"result"')) throw new Error(`no result from ${script}: ${text}`);
-  return text;
+  if (!last.includes('"result"')) throw new Error(`no result from ${script}: ${last}`);
+  return last;
 }
+
+/** Spawns `script`, sends one line, resolves when the first line comes back. */
+function firstAnswer(script: string, line: string): Promise<string> {
+  return answers(script, [line]);
+}
+
+/** `initialize`, then `tools/list`: when a client first sees the tools. */
+const TOOLS_LIST = [
+  INITIALIZE,
+  JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+];
 
 for (const [group, line] of [["initialize", INITIALIZE], ["server/discover", DISCOVER]] as const) {
   for (const [name, script] of Object.entries(SERVERS)) {
     Deno.bench({
       name: `${name}: spawn → ${group}`,
       group,
-      baseline: name !== "parkour",
+      baseline: name === "bare SDK v2",
       n: 10,
       warmup: 2,
       async fn() {
@@ -103,46 +137,64 @@ for (const [group, line] of [["initialize", INITIALIZE], ["server/discover", DIS
 }
 
 if (import.meta.main) {
+  // Runs alternate between the servers, round by round, so that a busy spell on a shared
+  // machine weighs on each of them alike.
   const runs = Number(Deno.args[0] ?? 5);
-  for (
-    const [group, line] of [["initialize", INITIALIZE], ["server/discover", DISCOVER]] as const
-  ) {
-    const medians: Record<string, number> = {};
+  const median = (times: number[]) =>
+    [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  const groups: [string, string[]][] = [
+    ["initialize", [INITIALIZE]],
+    ["server/discover", [DISCOVER]],
+    ["first tools/list", TOOLS_LIST],
+  ];
+  for (const [group, lines] of groups) {
+    const times: Record<string, number[]> = {};
     for (const [name, script] of Object.entries(SERVERS)) {
-      await firstAnswer(script, line); // warm the module cache
-      const times: number[] = [];
-      for (let i = 0; i < runs; i++) {
+      await answers(script, lines); // warm the module cache
+      times[name] = [];
+    }
+    for (let i = 0; i < runs; i++) {
+      for (const [name, script] of Object.entries(SERVERS)) {
         const t = performance.now();
-        await firstAnswer(script, line);
-        times.push(performance.now() - t);
+        await answers(script, lines);
+        times[name].push(performance.now() - t);
       }
-      times.sort((a, b) => a - b);
-      medians[name] = times[Math.floor(times.length / 2)];
+    }
+    for (const name of Object.keys(SERVERS)) {
       console.log(
-        `${group.padEnd(16)} ${name.padEnd(15)} median ${medians[name].toFixed(0)} ms of ${runs} (${
-          times.map((t) => t.toFixed(0)).join(", ")
+        `${group.padEnd(16)} ${name.padEnd(21)} median ${
+          median(times[name]).toFixed(0)
+        } ms of ${runs} (${
+          [...times[name]].sort((a, b) => a - b).map((t) => t.toFixed(0)).join(", ")
         })`,
       );
     }
     for (const name of Object.keys(SERVERS).filter((n) => n.startsWith("parkour"))) {
       console.log(
         `${group.padEnd(16)} ratio ${name} / bare SDK = ${
-          (medians[name] / medians["bare SDK v2"]).toFixed(2)
+          (median(times[name]) / median(times["bare SDK v2"])).toFixed(2)
         }`,
       );
     }
   }
-  for (
-    const [name, script, args] of [
-      ["parkour --version", `${ROOT_DIR}/main.ts`, ["--version"]],
-      ...(hasBundle ? [["bundle --version", BUNDLE, ["--version"]]] : []),
-      ["empty Deno script", EMPTY_SCRIPT, []],
-    ] as [string, string, string[]][]
-  ) {
+  const ends = [
+    ...(BEFORE ? [["parkour before --version", BEFORE, ["--version"]]] : []),
+    ["parkour --version", `${ROOT_DIR}/main.ts`, ["--version"]],
+    ["parkour --help", `${ROOT_DIR}/main.ts`, ["--help"]],
+    ...(BEFORE_BUNDLE ? [["bundle before --version", BEFORE_BUNDLE, ["--version"]]] : []),
+    ...(hasBundle ? [["bundle --version", BUNDLE, ["--version"]]] : []),
+    ["empty Deno script", EMPTY_SCRIPT, []],
+  ] as [string, string, string[]][];
+  const measured = new Map<string, { ms: number; mib: number }[]>();
+  for (const [name, script, args] of ends) {
     await runToEnd(script, args);
-    const runsOf = [];
-    for (let i = 0; i < runs; i++) runsOf.push(await runToEnd(script, args));
-    runsOf.sort((a, b) => a.ms - b.ms);
+    measured.set(name, []);
+  }
+  for (let i = 0; i < runs; i++) {
+    for (const [name, script, args] of ends) measured.get(name)!.push(await runToEnd(script, args));
+  }
+  for (const [name] of ends) {
+    const runsOf = measured.get(name)!.sort((a, b) => a.ms - b.ms);
     const mid = runsOf[Math.floor(runsOf.length / 2)];
     console.log(
       `${name.padEnd(33)} median ${mid.ms.toFixed(0)} ms, ${mid.mib.toFixed(0)} MiB peak RSS`,

@@ -9,8 +9,10 @@
  * deno task compile --require       # every target; fail unless all were built
  * ```
  *
- * The bundle is `deno bundle --platform=deno` of main.ts, then three fixes
- * that make it run from an empty directory with an empty Deno cache:
+ * The bundle is `deno bundle --platform=deno --minify --keep-names` of
+ * main.ts (minified because start-up reads the whole file: see
+ * docs/architecture.md, "Start-up"), then three fixes that make it run from
+ * an empty directory with an empty Deno cache:
  *
  * - The tree-sitter runtime and grammars are byte imports whose specifiers
  *   are built at run time, which no bundler can follow. Their bytes are
@@ -65,6 +67,17 @@ export const EXTERNAL_PACKAGES: readonly string[] = [
   "postgres",
 ];
 
+/**
+ * Large modules needed only by some calls, bundled on their own and embedded
+ * compressed (gzip, base64), by import name and entry file: start-up reads
+ * the whole bundle (docs/architecture.md, "Start-up"), and the o200k
+ * tokenizer's tables are 2.8 MB of code but 1.5 MB embedded. The first call
+ * that counts tokens imports it from a blob URL.
+ */
+export const EMBEDDED_MODULES: Readonly<Record<string, string>> = {
+  "gpt-tokenizer/encoding/o200k_base": "scripts/embedded/o200k_base.ts",
+};
+
 const ROOT_DIR = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
 const DEFAULT_OUT = `${ROOT_DIR}/dist`;
 const IMPORTS: Record<string, string> = meta.imports;
@@ -83,7 +96,12 @@ export function bundleArgs(output: string): string[] {
     "bundle",
     "--platform=deno",
     "--unstable-raw-imports",
+    // Start-up reads the whole file, at a cost that grows with its size (docs/benchmarks.md):
+    // minified, it is two thirds smaller; names are kept for errors and stack traces.
+    "--minify",
+    "--keep-names",
     ...EXTERNAL_PACKAGES.flatMap((p) => ["--external", p]),
+    ...Object.keys(EMBEDDED_MODULES).flatMap((m) => ["--external", m]),
     "--output",
     output,
     "main.ts",
@@ -158,6 +176,7 @@ const LOADER = "__parkourEmbeddedBytes";
 const TABLE = "__parkourEmbeddedFiles";
 const CREATE_REQUIRE = "__parkourCreateRequire";
 const NPM_IMPORT = "__parkourNpmImport";
+const MODULE_LOADER = "__parkourEmbeddedModule";
 
 /** Code placed before the bundle: the embedded files and their loader. */
 function prelude(files: Record<string, string>): string {
@@ -183,6 +202,16 @@ function prelude(files: Record<string, string>): string {
     `  const stream = new Blob([zipped]).stream().pipeThrough(new DecompressionStream("gzip"));`,
     `  return { default: new Uint8Array(await new Response(stream).arrayBuffer()) };`,
     `}`,
+    `// Modules embedded the same way, imported from a blob URL on first use.`,
+    `async function ${MODULE_LOADER}(name) {`,
+    `  const { default: code } = await ${LOADER}(name);`,
+    `  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));`,
+    `  try {`,
+    `    return await import(url);`,
+    `  } finally {`,
+    `    URL.revokeObjectURL(url);`,
+    `  }`,
+    `}`,
     ``,
   ].join("\n");
 }
@@ -191,8 +220,12 @@ function prelude(files: Record<string, string>): string {
 const REQUIRE_SHIM =
   /^var __require = [^\n]*\n(?:[^\n]*\n){0,8}?\s*throw Error\('Dynamic require of "' \+ \w+ \+ '" is not supported'\);\n\}\);\n/m;
 
+/** The same shim, minified (in a `var` list): `x=(e=>typeof require<"u"?require:...)(...);`. */
+const MINIFIED_REQUIRE_SHIM =
+  /\b([\w$]+)=\(([\w$]+)=>typeof require<"u"\?require:typeof Proxy<"u"\?new Proxy\(\2,\{get:\(([\w$]+),([\w$]+)\)=>\(typeof require<"u"\?require:\3\)\[\4\]\}\):\2\)\(function\(([\w$]+)\)\{if\(typeof require<"u"\)return require\.apply\(this,arguments\);throw Error\('Dynamic require of "'\+\5\+'" is not supported'\)\}\);/;
+
 const BYTES_IMPORT =
-  /\bimport\(\s*([A-Za-z_$][\w$]*)\s*,\s*\{\s*with:\s*\{\s*type:\s*"bytes"\s*\}\s*,?\s*\}\s*\)/g;
+  /\bimport\(((?:[^(),]|\([^()]*\))+?)\s*,\s*\{\s*with:\s*\{\s*type:\s*"bytes"\s*\}\s*,?\s*\}\s*\)/g;
 
 /**
  * Makes esbuild's output runnable from an empty directory: byte imports
@@ -204,7 +237,9 @@ export function finishBundle(
   files: Record<string, string>,
   eager: (path: string) => boolean = () => false,
 ): string {
-  const taken = [LOADER, TABLE, CREATE_REQUIRE, NPM_IMPORT].filter((n) => code.includes(n));
+  const taken = [LOADER, TABLE, CREATE_REQUIRE, NPM_IMPORT, MODULE_LOADER].filter((n) =>
+    code.includes(n)
+  );
   if (taken.length) throw new Error(`the bundle already uses the name ${taken.join(", ")}`);
   let byteImports = 0;
   let out = code.replace(BYTES_IMPORT, (_, specifier: string) => {
@@ -222,13 +257,24 @@ export function finishBundle(
     if (!out.includes(from)) throw new Error(`expected ${from} in esbuild's output`);
     out = out.replaceAll(from, `${NPM_IMPORT}(${JSON.stringify(IMPORTS[name])})`);
   }
+  for (const name of Object.keys(EMBEDDED_MODULES).filter((m) => files[m] !== undefined)) {
+    const from = `import(${JSON.stringify(name)})`;
+    if (!out.includes(from)) throw new Error(`expected ${from} in esbuild's output`);
+    out = out.replaceAll(from, `${MODULE_LOADER}(${JSON.stringify(name)})`);
+  }
   // With external packages, deno bundle leaves esbuild's throwing shim in
   // place of \`require\` (CommonJS code asking for node:process): use Node's.
   if (!out.includes("__deno_internal_createRequire")) {
-    if (!REQUIRE_SHIM.test(out)) {
+    if (REQUIRE_SHIM.test(out)) {
+      out = out.replace(REQUIRE_SHIM, `var __require = ${CREATE_REQUIRE}(import.meta.url);\n`);
+    } else if (MINIFIED_REQUIRE_SHIM.test(out)) {
+      out = out.replace(
+        MINIFIED_REQUIRE_SHIM,
+        (_, name: string) => `${name}=${CREATE_REQUIRE}(import.meta.url);`,
+      );
+    } else {
       throw new Error("expected esbuild's require shim in its output: update REQUIRE_SHIM");
     }
-    out = out.replace(REQUIRE_SHIM, `var __require = ${CREATE_REQUIRE}(import.meta.url);\n`);
   }
   // Code only: a package's documentation comments may show an import of its own name.
   const live = out.split("\n").filter((line) => !/^\s*(?:\*|\/\/)/.test(line)).join("\n");
@@ -376,6 +422,24 @@ export async function buildBundle(outDir: string = DEFAULT_OUT): Promise<BundleR
     }
     files[specifier] = base64(await gzip(bytes));
     embedded.push({ specifier, bytes: bytes.length, embeddedBytes: files[specifier].length });
+  }
+  for (const [name, entry] of Object.entries(EMBEDDED_MODULES)) {
+    const out = `${outDir}/.${BUNDLE_NAME}.${name.replace(/\W+/g, "_")}.esbuild`;
+    const built = await new Deno.Command(Deno.execPath(), {
+      args: ["bundle", "--platform=deno", "--minify", "--output", out, entry],
+      cwd: ROOT_DIR,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!built.success) {
+      await Deno.remove(out).catch(() => {});
+      throw new Error(`deno bundle of ${entry} failed:\n${new TextDecoder().decode(built.stderr)}`);
+    }
+    const bytes = await Deno.readFile(out);
+    await Deno.remove(out);
+    files[name] = base64(await gzip(bytes));
+    embedded.push({ specifier: name, bytes: bytes.length, embeddedBytes: files[name].length });
   }
   const code = finishBundle(await Deno.readTextFile(raw), files, await eagerModules());
   await Deno.remove(raw);
@@ -552,7 +616,7 @@ export async function main(args: string[]): Promise<number> {
     const embedded = report.embedded.reduce((n, e) => n + e.embeddedBytes, 0);
     console.log(
       `bundle: ${report.path}: ${report.bytes} bytes, ${report.modules} modules, ` +
-        `${report.embedded.length} wasm files embedded (${embedded} bytes), ${report.ms} ms`,
+        `${report.embedded.length} files embedded (${embedded} bytes), ${report.ms} ms`,
     );
     console.log(`run it: deno run ${runFlags().join(" ")} ${report.path}`);
     return 0;

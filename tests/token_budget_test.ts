@@ -49,8 +49,10 @@ Deno.test("tokens: the o200k tables load on the first exact count, not on import
   assert.equal(tokenizerLoaded(), true);
 });
 
-Deno.test("cli: --version does not load the tokenizer", async () => {
-  const { code, stderr } = await runCli(["--version"], {}, MAIN, ["--log-level=debug"]);
+// --help loads the tools (the page commands' flags are the request model's); --version loads no
+// package at all (tests/startup_test.ts).
+Deno.test("cli: --help does not load the tokenizer", async () => {
+  const { code, stderr } = await runCli(["--help"], {}, MAIN, ["--log-level=debug"]);
   assert.equal(code, 0);
   assert.match(stderr, /Resolved package folder of/, "the debug log names the packages loaded");
   assert.doesNotMatch(stderr, /Resolved package folder of gpt-tokenizer/);

@@ -13,6 +13,12 @@
  * - anything else goes to one 2025-era server instance pinned to the
  *   connection (the `initialize` handshake, `ping`, `tools/*`).
  *
+ * The pinned instance may come without its tools ({@link StdioOptions.complete}
+ * adds them): it answers `initialize` and `ping` at once, and every other
+ * message waits, in arrival order, until the tools are on it. Once the first
+ * answer is out, {@link StdioOptions.onFirstAnswer} lets the server load
+ * what it deferred.
+ *
  * The reader is defensive: a line that is not JSON gets -32700, a message of
  * the wrong shape gets -32600 (batches included), and a line longer than the
  * limit is skipped without being buffered and answered with -32600 (carrying
@@ -51,6 +57,14 @@ export interface StdioOptions {
   modern: McpHttpHandler;
   /** Makes the 2025-era instance, once per connection. */
   legacy: () => McpServer;
+  /**
+   * Completes the instance `legacy` made, once connected (registers its
+   * tools); messages other than `initialize`, `ping` and responses wait for
+   * it. By default the instance is complete as made.
+   */
+  complete?: (server: McpServer) => Promise<void>;
+  /** Called once, when the first answer has been written. */
+  onFirstAnswer?: () => void;
   /** Input bytes; `Deno.stdin.readable` by default. */
   input?: ReadableStream<Uint8Array>;
   /** Writes one line; stdout by default. */
@@ -62,6 +76,9 @@ export interface StdioOptions {
 }
 
 type Json = Record<string, unknown>;
+
+/** 2025-era requests an instance answers before it is complete. */
+const BEFORE_COMPLETE: ReadonlySet<unknown> = new Set(["initialize", "ping"]);
 
 function errorLine(reply: ErrorReply): string {
   return JSON.stringify({
@@ -221,8 +238,13 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   const rawWrite = options.write ?? stdoutWriter();
   // One write at a time, so lines never interleave.
   let queue = Promise.resolve();
+  let answered = false;
   const write = (line: string): Promise<void> => {
     const next = queue.then(() => rawWrite(line));
+    if (!answered) {
+      answered = true;
+      next.then(() => options.onFirstAnswer?.(), () => {});
+    }
     queue = next.catch((error) => {
       // The client went away: one line, not an error with a stack.
       const gone = error instanceof Deno.errors.BrokenPipe ||
@@ -234,15 +256,18 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 
   const inflight = new Map<string | number, AbortController>();
   const tasks = new Set<Promise<void>>();
-  let legacy: { server: McpServer; channel: LegacyChannel } | undefined;
-  let legacyReady: Promise<{ server: McpServer; channel: LegacyChannel }> | undefined;
+  type Legacy = { server: McpServer; channel: LegacyChannel; complete(): Promise<void> };
+  let legacy: Legacy | undefined;
+  let legacyReady: Promise<Legacy> | undefined;
 
   const legacyInstance = () => {
     legacyReady ??= (async () => {
       const channel = new LegacyChannel(write);
       const server = options.legacy();
       await server.connect(channel);
-      legacy = { server, channel };
+      let completed: Promise<void> | undefined;
+      const complete = () => completed ??= options.complete?.(server) ?? Promise.resolve();
+      legacy = { server, channel, complete };
       return legacy;
     })();
     return legacyReady;
@@ -352,7 +377,12 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
       return;
     }
     if (typeof m.method !== "string" && !legacy) return; // stray response
-    track(legacyInstance().then(({ channel }) => channel.deliver(m as JSONRPCMessage)));
+    track(
+      legacyInstance().then(async ({ channel, complete }) => {
+        if (typeof m.method === "string" && !BEFORE_COMPLETE.has(m.method)) await complete();
+        channel.deliver(m as JSONRPCMessage);
+      }),
+    );
   };
 
   const input = options.input ?? Deno.stdin.readable;

@@ -45,13 +45,14 @@ Deno.test("launch lines: every task line is the one lib/install/launch.ts comput
   // The server lines read the checkout too ("."), so the conversion workers can load.
   const programDir = ".";
   assert.deepEqual(taskLine("start").flags, permissions({ configDir, programDir }).flags);
-  // doctor also reads the MCP clients' files (Linux paths), to report their entries.
+  // doctor also reads the MCP clients' files (Linux paths), to report their entries, and the
+  // checkout: its modules load when they run (deno.json's lazy-dynamic-imports).
   const clientFiles = CLIENT_IDS.flatMap((c) =>
     configCandidates(c, { os: "linux", home: "$HOME", env: {} })
   );
   assert.deepEqual(
     taskLine("doctor").flags,
-    permissions({ configDir, readFiles: clientFiles }).flags,
+    permissions({ configDir, programDir, readFiles: clientFiles }).flags,
   );
   assert.deepEqual(
     taskLine("serve:http").flags,

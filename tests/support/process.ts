@@ -23,7 +23,8 @@ export const TOOL_SERVER = `${ROOT_DIR}/tests/support/tool_server.ts`;
 
 /**
  * `deno run` flags of a task's line (without the script), `$HOME` expanded
- * to `home`.
+ * to `home` and a read grant of `.` to the checkout (where `deno task` runs
+ * its tasks), so a test may start the process in another folder.
  * With `loopback`, the loopback and 0.0.0.0 entries leave `--deny-net`: tests talk to
  * upstream servers they start on 127.0.0.1 and bind ports there, which the
  * shipped stdio line refuses at the socket (tests/install/least_privilege_test.ts
@@ -39,7 +40,11 @@ export function taskFlags(
   if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
     throw new Error(`unexpected shape of the ${task} task`);
   }
-  const flags = words.slice(1, end).map((w) => w.replaceAll("$HOME", home));
+  const flags = words.slice(1, end).map((w) => w.replaceAll("$HOME", home)).map((w) =>
+    w.startsWith("--allow-read=")
+      ? "--allow-read=" + w.slice(13).split(",").map((p) => p === "." ? ROOT_DIR : p).join(",")
+      : w
+  );
   return loopback ? openLoopback(flags) : flags;
 }
 
