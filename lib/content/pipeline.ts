@@ -21,7 +21,7 @@ import { isSourcePath } from "./code_languages.ts";
 import { defaultFurniture } from "./extract.ts";
 import { htmlToMarkdown } from "./html.ts";
 import { selectMainContent } from "./select.ts";
-import { convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
+import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
 import { currentProgress } from "../net/progress.ts";
 
 /** Thrown for content that cannot become a Document. */
@@ -321,13 +321,13 @@ export async function htmlDocumentOffThread(
   const size = source.bytes?.length ?? source.text().length;
   const progress = currentProgress();
   progress?.report("convert", 0, undefined, `converting ${size} bytes of HTML`);
-  let init: DocumentInit | undefined;
+  let converted: ConvertedFields | undefined;
   if (size >= WORKER_MIN_CHARS) {
     const input = source.bytes && source.encoding
       ? { bytes: source.bytes, encoding: source.encoding() }
       : { html: source.text() };
     try {
-      init = await convertInWorker(input, url, options, signal);
+      converted = await convertInWorker(input, url, options, signal);
     } catch (error) {
       if (error instanceof Error && error.name === "ContentError") {
         throw new ContentError(error.message);
@@ -336,7 +336,42 @@ export async function htmlDocumentOffThread(
     }
   }
   signal?.throwIfAborted();
-  const doc = new Document(init ?? convertHtml(source.text(), url, options));
+  const doc = converted
+    ? await adopt(converted, signal)
+    : new Document(convertHtml(source.text(), url, options));
   progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
   return doc;
+}
+
+/** Anchors added to the Map between two turns of the event loop. */
+const ANCHORS_PER_TURN = 8192;
+
+/** Lets the event loop run (timers, I/O, other calls) before going on. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * The Document of a page a worker converted, built in pieces: the anchors
+ * Map a few thousand entries at a time with a turn of the event loop
+ * between, so no piece holds the thread for more than a few milliseconds.
+ */
+async function adopt(converted: ConvertedFields, signal?: AbortSignal): Promise<Document> {
+  const { anchorIds, anchorOffsets } = converted;
+  const anchors = new Map<string, number>();
+  for (let i = 0; i < anchorIds.length; i += ANCHORS_PER_TURN) {
+    if (i > 0) {
+      await nextTurn();
+      signal?.throwIfAborted();
+    }
+    const end = Math.min(anchorIds.length, i + ANCHORS_PER_TURN);
+    for (let k = i; k < end; k++) {
+      if (!anchors.has(anchorIds[k])) anchors.set(anchorIds[k], anchorOffsets[k]);
+    }
+  }
+  return new Document({ ...converted.init, anchors }, {
+    sections: converted.sections,
+    tokens: converted.tokens,
+    sectionFeatures: converted.sectionFeatures,
+  });
 }

@@ -34,7 +34,7 @@
  */
 import { raiseCancel } from "./cancel.ts";
 import { log } from "../log.ts";
-import type { ConvertJob, ConvertReply } from "./convert_worker.ts";
+import type { Converted, ConvertJob, ConvertPart, ConvertReply } from "./convert_worker.ts";
 import type { HtmlOptions } from "./pipeline.ts";
 
 /** Pages at least this many characters long convert in a worker. */
@@ -68,6 +68,9 @@ interface Slot {
 
 interface Running {
   id: number;
+  /** The parts of the reply received so far. */
+  markdown?: string;
+  anchorIds?: string[];
   resolve(init: ConvertedFields): void;
   reject(error: unknown): void;
 }
@@ -80,8 +83,8 @@ interface Waiting {
 /** A page to convert: its text, or its bytes and their charset. */
 export type ConvertInput = { html: string } | { bytes: Uint8Array; encoding: string };
 
-/** The Document fields a worker returns. */
-export type ConvertedFields = Extract<ConvertReply, { ok: true }>["init"];
+/** What a worker returns: the page's Document in parts (see convert_worker.ts). */
+export type ConvertedFields = Converted;
 
 let usable: boolean | undefined;
 const slots: Slot[] = [];
@@ -129,16 +132,27 @@ function spawn(): Slot {
   const slot: Slot = { worker, ready: Promise.resolve(false) };
   slot.ready = new Promise<boolean>((resolve) => {
     worker.onmessage = (event: MessageEvent) => {
-      const data = event.data as ConvertReply | { ready: true };
+      const data = event.data as ConvertReply | ConvertPart | { ready: true };
       if ("ready" in data) {
         resolve(true);
         return;
       }
       const job = slot.job;
       if (!job || job.id !== data.id) return;
+      if ("part" in data) {
+        if (data.part === "markdown") job.markdown = data.markdown;
+        else job.anchorIds = data.anchorIds;
+        return;
+      }
       slot.job = undefined;
-      if (data.ok) job.resolve(data.init);
-      else job.reject(rebuildError(data.name, data.message));
+      if (data.ok) {
+        const { init, ...rest } = data.converted;
+        job.resolve({
+          ...rest,
+          init: { ...init, markdown: job.markdown ?? "" },
+          anchorIds: job.anchorIds ?? [],
+        });
+      } else job.reject(rebuildError(data.name, data.message));
       release(slot);
     };
     worker.onerror = (event) => {
