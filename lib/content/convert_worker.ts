@@ -11,9 +11,12 @@
  * @module
  */
 import { unwatchCancel, watchCancel } from "./cancel.ts";
-import { type DocumentInit, sectionFeatures, tokensFromFeatures } from "./document.ts";
+import { Document, type DocumentInit, sectionFeatures, tokensFromFeatures } from "./document.ts";
 import { convertHtml, type HtmlOptions } from "./pipeline.ts";
+import { queryIndex, type QueryIndexParts } from "./query_extract.ts";
+import type { SearchIndexParts } from "./search.ts";
 import { buildSections, type Section } from "./sections.ts";
+import type { Slice } from "./slices.ts";
 
 /** A job: one page. */
 export interface ConvertJob {
@@ -63,7 +66,40 @@ export type ConvertReply =
 /** A large part of a reply, sent before it. */
 export type ConvertPart =
   | { id: number; part: "markdown"; markdown: string }
-  | { id: number; part: "anchorIds"; anchorIds: string[] };
+  | { id: number; part: "anchorIds"; anchorIds: string[] }
+  | { id: number; part: "slices"; slices: Slice[] }
+  | { id: number; part: "search"; search: SearchIndexParts }
+  | { id: number; part: "indexes"; query?: QueryIndexParts };
+
+/**
+ * The indexes of a converted page (its slices, its search index, its
+ * question index), built after the reply, while the page's first answer is
+ * being made on the main thread: posted last, as typed arrays moved rather
+ * than copied, in three messages (the slices, the search index, then the
+ * question index, or an `indexes` part without it when building them
+ * failed).
+ */
+export interface IndexParts {
+  slices: Slice[];
+  search: SearchIndexParts;
+  query: QueryIndexParts;
+}
+
+/** The indexes of the page `converted` holds, and the buffers to transfer with them. */
+function buildIndexes(
+  init: Omit<DocumentInit, "anchors">,
+  sections: Section[],
+  tokens: number,
+): { indexes: IndexParts; searchTransfer: ArrayBuffer[]; queryTransfer: ArrayBuffer[] } {
+  const doc = new Document({ ...init, anchors: new Map() }, { sections, tokens });
+  const search = doc.index.toParts();
+  const query = queryIndex(doc).toParts();
+  return {
+    indexes: { slices: doc.slices, search: search.parts, query: query.parts },
+    searchTransfer: search.transfer,
+    queryTransfer: query.transfer,
+  };
+}
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<ConvertJob>) => void) | null;
@@ -109,6 +145,18 @@ scope.onmessage = (event) => {
     converted: { ...rest, init: { ...init, markdown: "" } },
   };
   scope.postMessage(reply, [rest.anchorOffsets.buffer, rest.sectionFeatures.buffer]);
+  let built: ReturnType<typeof buildIndexes> | undefined;
+  try {
+    built = buildIndexes(init, rest.sections, rest.tokens);
+  } catch {
+    // The main thread builds them itself, on first use.
+  }
+  if (built) {
+    const { slices, search, query } = built.indexes;
+    scope.postMessage({ id: job.id, part: "slices", slices } as ConvertPart);
+    scope.postMessage({ id: job.id, part: "search", search } as ConvertPart, built.searchTransfer);
+    scope.postMessage({ id: job.id, part: "indexes", query } as ConvertPart, built.queryTransfer);
+  } else scope.postMessage({ id: job.id, part: "indexes" } as ConvertPart);
 };
 
 // Loaded: the pool may send jobs.

@@ -144,6 +144,13 @@ export function tokensFromFeatures(
 
 const scratch = () => new Float64Array(FEATURE_COUNT);
 
+/**
+ * Indexes built on this thread from a Document's text (search indexes and
+ * question indexes), for tests: a page whose indexes came from its
+ * conversion worker adds nothing here.
+ */
+export const indexBuilds = { search: 0, question: 0 };
+
 /** A converted page with its structure. */
 export class Document {
   /** The URL it was fetched from. */
@@ -229,6 +236,7 @@ export class Document {
   /** The search index (built on first use). */
   get index(): SearchIndex {
     if (!this.#index) {
+      indexBuilds.search++;
       const slices = this.slices;
       this.#index = new SearchIndex(
         slices.map((s) => this.markdown.slice(s.start, s.end)),
@@ -242,6 +250,54 @@ export class Document {
   /** Whether slices and the index are already built. */
   get indexed(): boolean {
     return this.#index !== undefined;
+  }
+
+  #building?: Promise<void>;
+
+  /**
+   * Takes slices and a search index built elsewhere (a worker), unless they
+   * were built here meanwhile.
+   */
+  adoptIndex(slices: Slice[], index: SearchIndex): void {
+    if (this.#index) return;
+    this.#slices = slices;
+    this.#index = index;
+  }
+
+  /**
+   * Notes that the indexes of this Document are being built in the
+   * background (`build` settles when they are adopted or given up);
+   * {@link ready} waits for it.
+   */
+  buildingIndexes(build: Promise<void>): void {
+    const settled = build.catch(() => {}).finally(() => {
+      if (this.#building === settled) this.#building = undefined;
+    });
+    this.#building = settled;
+  }
+
+  /**
+   * Settles once no background build of the indexes is under way: a search
+   * or a question waits here rather than build them a second time.
+   */
+  ready(signal?: AbortSignal): Promise<void> {
+    const building = this.#building;
+    if (!building) return Promise.resolve();
+    if (!signal) return building;
+    signal.throwIfAborted();
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      building.then(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    });
+  }
+
+  /** Whether a background build of the indexes is under way. */
+  get building(): boolean {
+    return this.#building !== undefined;
   }
 
   /** Text of slice `i`. */

@@ -22,6 +22,16 @@ import { defaultFurniture } from "./extract.ts";
 import { htmlToMarkdown } from "./html.ts";
 import { selectMainContent } from "./select.ts";
 import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
+import type { IndexParts } from "./convert_worker.ts";
+import {
+  adoptQueryIndex,
+  hasQueryIndex,
+  QueryIndex,
+  type Unit,
+  unitCount,
+  unitsOf,
+} from "./query_extract.ts";
+import { SearchIndex } from "./search.ts";
 import { currentProgress } from "../net/progress.ts";
 
 /** Thrown for content that cannot become a Document. */
@@ -369,9 +379,39 @@ async function adopt(converted: ConvertedFields, signal?: AbortSignal): Promise<
       if (!anchors.has(anchorIds[k])) anchors.set(anchorIds[k], anchorOffsets[k]);
     }
   }
-  return new Document({ ...converted.init, anchors }, {
+  const doc = new Document({ ...converted.init, anchors }, {
     sections: converted.sections,
     tokens: converted.tokens,
     sectionFeatures: converted.sectionFeatures,
   });
+  doc.buildingIndexes(adoptIndexes(doc, converted.indexes));
+  return doc;
+}
+
+/** Units of the question index rebuilt between two turns of the event loop. */
+const UNITS_PER_TURN = 4096;
+
+/**
+ * Adopts the indexes the worker builds after the page (see convert_worker.ts)
+ * into `doc`, in pieces of a few milliseconds; a search or question that
+ * comes meanwhile waits for them (`Document.ready`). Nothing is adopted when
+ * the worker gave up, or when `doc` built them itself first.
+ */
+async function adoptIndexes(doc: Document, coming: Promise<IndexParts | undefined>): Promise<void> {
+  const parts = await coming;
+  if (!parts) return;
+  await nextTurn();
+  if (!doc.indexed) {
+    const index = SearchIndex.fromParts(parts.search, (i) => doc.sliceText(i));
+    doc.adoptIndex(parts.slices, index);
+  }
+  if (hasQueryIndex(doc)) return;
+  const units: Unit[] = [];
+  const n = unitCount(parts.query);
+  for (let u = 0; u < n; u += UNITS_PER_TURN) {
+    await nextTurn();
+    unitsOf(parts.query, u, Math.min(n, u + UNITS_PER_TURN), units);
+  }
+  await nextTurn();
+  if (!hasQueryIndex(doc)) adoptQueryIndex(new QueryIndex(doc, { parts: parts.query, units }));
 }

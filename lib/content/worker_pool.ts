@@ -34,7 +34,13 @@
  */
 import { raiseCancel } from "./cancel.ts";
 import { log } from "../log.ts";
-import type { Converted, ConvertJob, ConvertPart, ConvertReply } from "./convert_worker.ts";
+import type {
+  Converted,
+  ConvertJob,
+  ConvertPart,
+  ConvertReply,
+  IndexParts,
+} from "./convert_worker.ts";
 import type { HtmlOptions } from "./pipeline.ts";
 
 /** Pages at least this many characters long convert in a worker. */
@@ -68,9 +74,13 @@ interface Slot {
 
 interface Running {
   id: number;
+  /** Set once the page is answered: the worker is building its indexes. */
+  indexed?: (indexes: IndexParts | undefined) => void;
   /** The parts of the reply received so far. */
   markdown?: string;
   anchorIds?: string[];
+  slices?: IndexParts["slices"];
+  search?: IndexParts["search"];
   resolve(init: ConvertedFields): void;
   reject(error: unknown): void;
 }
@@ -83,8 +93,12 @@ interface Waiting {
 /** A page to convert: its text, or its bytes and their charset. */
 export type ConvertInput = { html: string } | { bytes: Uint8Array; encoding: string };
 
-/** What a worker returns: the page's Document in parts (see convert_worker.ts). */
-export type ConvertedFields = Converted;
+/**
+ * What a worker returns: the page's Document in parts (see
+ * convert_worker.ts), and its indexes to come (undefined when the worker
+ * could not build them: the Document then builds them itself on first use).
+ */
+export type ConvertedFields = Converted & { indexes: Promise<IndexParts | undefined> };
 
 let usable: boolean | undefined;
 const slots: Slot[] = [];
@@ -141,18 +155,31 @@ function spawn(): Slot {
       if (!job || job.id !== data.id) return;
       if ("part" in data) {
         if (data.part === "markdown") job.markdown = data.markdown;
-        else job.anchorIds = data.anchorIds;
+        else if (data.part === "anchorIds") job.anchorIds = data.anchorIds;
+        else if (data.part === "slices") job.slices = data.slices;
+        else if (data.part === "search") job.search = data.search;
+        else {
+          slot.job = undefined;
+          const { slices, search } = job;
+          const { query } = data;
+          job.indexed?.(slices && search && query ? { slices, search, query } : undefined);
+          release(slot);
+        }
+        return;
+      }
+      if (data.ok) {
+        // The slot stays taken while the worker builds the page's indexes.
+        const { init, ...rest } = data.converted;
+        const indexes = new Promise<IndexParts | undefined>((resolve) => job.indexed = resolve);
+        const markdown = job.markdown ?? "";
+        const anchorIds = job.anchorIds ?? [];
+        job.markdown = job.anchorIds = undefined;
+        job.reject = () => job.indexed?.(undefined);
+        job.resolve({ ...rest, init: { ...init, markdown }, anchorIds, indexes });
         return;
       }
       slot.job = undefined;
-      if (data.ok) {
-        const { init, ...rest } = data.converted;
-        job.resolve({
-          ...rest,
-          init: { ...init, markdown: job.markdown ?? "" },
-          anchorIds: job.anchorIds ?? [],
-        });
-      } else job.reject(rebuildError(data.name, data.message));
+      job.reject(rebuildError(data.name, data.message));
       release(slot);
     };
     worker.onerror = (event) => {

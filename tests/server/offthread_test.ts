@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Upstream } from "../support/clients.ts";
+import { largeHtml, Upstream } from "../support/clients.ts";
 import { childEnv, launch, MAIN, ROOT_DIR, startFlags } from "../support/process.ts";
 
 const ENV = { MCP_ALLOW_PRIVATE_IPS: "1" };
@@ -146,6 +146,108 @@ Deno.test("the CLI's outline tree counts the same tokens with and without worker
   const tree = (text: string) => text.split("\n").filter((l) => / #c\d/.test(l));
   assert.equal(tree(without.stdout).length, 100);
   assert.deepEqual(tree(withWorkers.stdout), tree(without.stdout));
+});
+
+/** The text of a tool's answer, with its random fence marker made fixed. */
+function unfenced(result: Called): string {
+  const text = result.content.map((c) => c.text ?? "").join("\n");
+  const fence = /^fence: "?(\w+)"?$/m.exec(text)?.[1];
+  return fence ? text.replaceAll(`"${fence}"`, fence).replaceAll(fence, "FENCE") : text;
+}
+
+const QUESTION = "what happens when the parser sees start tag 2 in 41.3?";
+const SEARCH = "reconstruction formatting algo_33_4_1";
+
+/** The in-process server (the library's `createServer`): its main thread is this one. */
+async function inProcess() {
+  Deno.env.set("MCP_ALLOW_PRIVATE_IPS", "1");
+  const { createServer } = await import("../../mod.ts");
+  const { indexBuilds } = await import("../../lib/content/document.ts");
+  const { closeWorkers } = await import("../../lib/content/worker_pool.ts");
+  return { server: createServer(), indexBuilds, closeWorkers };
+}
+
+Deno.test("questions on a page still converting wait for the indexes its worker builds: none built here", async () => {
+  const { server, indexBuilds, closeWorkers } = await inProcess();
+  const reference = await connect(false);
+  try {
+    const url = `${upstream.url}/page?id=concurrent`;
+    const before = { ...indexBuilds };
+    const call = (args: Record<string, unknown>, name = "web_fetch_incisive") =>
+      server.callTool(name, { url, ...args }) as Promise<Called>;
+    // The outline starts the load; the questions and the search join it.
+    const [outline, first, second, search] = await Promise.all([
+      call({}, "web_fetch_sections"),
+      call({ query: QUESTION }),
+      call({ query: QUESTION }),
+      call({ search: SEARCH }),
+    ]);
+    for (const r of [outline, first, second, search]) assert.ok(!r.isError, unfenced(r));
+    // A question asked right after the outline waits for the same build.
+    const later = await call({ query: "limited quirks case" });
+    assert.deepEqual(indexBuilds, before, "an index was built on the main thread");
+    assert.equal(unfenced(first), unfenced(second));
+    // The same answers as a server that converts and indexes on its main thread.
+    const ask = async (args: Record<string, unknown>) =>
+      unfenced(
+        await reference.callTool({ name: "web_fetch_incisive", arguments: { url, ...args } }, {
+          timeout: 120_000,
+        }) as Called,
+      );
+    assert.equal(
+      unfenced(first).replace(/^cached: .*\n/m, ""),
+      (await ask({ query: QUESTION })).replace(/^cached: .*\n/m, ""),
+    );
+    assert.equal(
+      unfenced(search).replace(/^cached: .*\n/m, ""),
+      (await ask({ search: SEARCH })).replace(/^cached: .*\n/m, ""),
+    );
+    assert.equal(unfenced(later), await ask({ query: "limited quirks case" }));
+  } finally {
+    await reference.close();
+    await server.close();
+    closeWorkers();
+  }
+});
+
+Deno.test("a conversion cancelled in its worker leaves no index behind", async () => {
+  const { server, indexBuilds, closeWorkers } = await inProcess();
+  const reference = await connect(false);
+  const big = new Upstream(largeHtml(12_000));
+  try {
+    const url = `${big.url}/page?id=cancelled`;
+    const abort = new AbortController();
+    const cancelled = server.callTool("web_fetch_sections", { url }, { signal: abort.signal });
+    cancelled.catch(() => {});
+    while (big.record("cancelled").finishedAt === undefined) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    abort.abort();
+    // The call fails (in-process, as an error answer); what matters is what it leaves behind.
+    const outcome = await cancelled.then((r) => r as Called, (e) => e as Error);
+    assert.ok(outcome instanceof Error || outcome.isError, JSON.stringify(outcome).slice(0, 300));
+    const before = { ...indexBuilds };
+    const outline = await server.callTool("web_fetch_sections", { url }) as Called;
+    assert.ok(!outline.isError, unfenced(outline));
+    assert.equal(big.record("cancelled").hits, 2, "the cancelled conversion was kept");
+    const question = "what does paragraph 7001 say about item 7001?";
+    const answer = await server.callTool("web_fetch_incisive", { url, query: question }) as Called;
+    assert.deepEqual(indexBuilds, before, "an index was built on the main thread");
+    const expected = await reference.callTool({
+      name: "web_fetch_incisive",
+      arguments: { url, query: question },
+    }, { timeout: 120_000 }) as Called;
+    assert.equal(
+      unfenced(answer).replace(/^cached: .*\n/m, ""),
+      unfenced(expected).replace(/^cached: .*\n/m, ""),
+    );
+    assert.match(unfenced(answer), /Paragraph 7001/);
+  } finally {
+    await reference.close();
+    await server.close();
+    closeWorkers();
+    await big.close();
+  }
 });
 
 Deno.test({
