@@ -20,7 +20,9 @@
  * once the first keyword search on the page (a new URL) or the first
  * question (another), and the pings sent every 20 ms between the outline's
  * answer and two seconds after it (while the page's indexes are built in
- * the background, where they are). Prints medians over N rounds.
+ * the background, where they are), then the first question and the first
+ * search on that page (an agent reads the outline before it asks). Prints
+ * medians over N rounds.
  *
  * ```sh
  * deno run -A bench/question_latency.ts --cold 5
@@ -129,7 +131,14 @@ async function cold(rounds: number): Promise<void> {
   };
   const question =
     "how does the tree builder handle a table start tag in the in body insertion mode?";
-  const figures: Record<string, number[]> = { outline: [], search: [], question: [], ping: [] };
+  const figures: Record<string, number[]> = {
+    outline: [],
+    search: [],
+    question: [],
+    ping: [],
+    laterQuestion: [],
+    laterSearch: [],
+  };
   try {
     // Warm-up: modules, the worker, the tokenizer.
     await call({ url: `${base}?warm` }, "web_fetch_sections");
@@ -151,7 +160,8 @@ async function cold(rounds: number): Promise<void> {
         figures.ping.push(performance.now() - t);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      await call({ url: c, query: question });
+      figures.laterQuestion.push(await call({ url: c, query: question }));
+      figures.laterSearch.push(await call({ url: c, search: "insertion mode table" }));
     }
   } finally {
     await client.close().catch(() => {});
@@ -167,6 +177,9 @@ async function cold(rounds: number): Promise<void> {
     `${values.page} cold, ${rounds} rounds: outline ${f(med(figures.outline))} ms; ` +
       `first search right after it ${f(med(figures.search))} ms; ` +
       `first question right after it ${f(med(figures.question))} ms; ` +
+      `2 s after it: first question ${f(med(figures.laterQuestion))} ms, then first search ${
+        f(med(figures.laterSearch))
+      } ms; ` +
       `pings in the 2 s after an outline p50 ${med(figures.ping).toFixed(1)} / p99 ${
         p99(figures.ping).toFixed(1)
       } / max ${Math.max(...figures.ping).toFixed(1)} ms (n=${figures.ping.length})`,

@@ -36,7 +36,8 @@
  * @module
  */
 import { type Document, indexBuilds } from "./document.ts";
-import { asksForCode, isStopWord, questionTerms, scanTerms } from "./question.ts";
+import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./question.ts";
+import { grams, scanRanges } from "./words.ts";
 import { blocks } from "./slices.ts";
 import { TermTable, type TermTableParts } from "./search.ts";
 import { estimateTokens, tokenWeight } from "./tokens.ts";
@@ -202,22 +203,6 @@ export class TermPostings {
     this.#data = data;
   }
 
-  /** Freezes `map` (term → flat [unit, tf, …]). */
-  static of(map: Map<string, number[]>): TermPostings {
-    const table = new TermTable();
-    const start = new Uint32Array(map.size + 1);
-    let id = 0;
-    for (const [term, p] of map) {
-      table.id(term, true);
-      start[id + 1] = start[id] + p.length;
-      id++;
-    }
-    const data = new Uint32Array(start[map.size]);
-    id = 0;
-    for (const p of map.values()) data.set(p, start[id++]);
-    return new TermPostings(table, start, data);
-  }
-
   /** The flat [unit, tf, …] of `term`, or undefined when no unit holds it. */
   get(term: string): Uint32Array | undefined {
     const id = this.#table.id(term, false);
@@ -256,6 +241,47 @@ export interface TermPostingsParts {
   table: TermTableParts;
   start: Uint32Array<ArrayBuffer>;
   data: Uint32Array<ArrayBuffer>;
+}
+
+/**
+ * The stems of a text's words as numbers, the same terms `scanTerms` gives:
+ * each distinct ASCII word is interned once (found again by its hash and
+ * characters, without slicing) with the id of its stem; other words and
+ * the grams of unspaced runs are stemmed and interned as strings.
+ */
+class StemIds {
+  /** Stem → id. */
+  readonly stems = new TermTable();
+  readonly #words = new TermTable();
+  /** Word id → stem id. */
+  #stemOf: number[] = [];
+
+  scan(text: string, onTerm: (id: number) => void): void {
+    scanRanges(
+      text,
+      (start, end, hash) => {
+        const word = this.#words.rangeId(text, start, end, hash);
+        let id = this.#stemOf[word];
+        if (id === undefined) {
+          id = this.#stemOf[word] = this.stems.id(stem(this.#words.terms[word]), true);
+        }
+        onTerm(id);
+      },
+      (word) => onTerm(this.stems.id(stem(word), true)),
+      (run) => {
+        for (const g of grams(run)) onTerm(this.stems.id(g, true));
+      },
+    );
+  }
+}
+
+/** Per-term arrays as one array and the start of each term's part. */
+function flatten(lists: number[][]): [Uint32Array<ArrayBuffer>, Uint32Array<ArrayBuffer>] {
+  const start = new Uint32Array(lists.length + 1);
+  for (let t = 0; t < lists.length; t++) start[t + 1] = start[t] + lists[t].length;
+  const data = new Uint32Array(start[lists.length]);
+  for (let t = 0; t < lists.length; t++) data.set(lists[t], start[t]);
+  return [start, data];
 }
 
 const KINDS: UnitKind[] = ["text", "code", "table", "list", "quote", "item", "row"];
@@ -353,25 +379,39 @@ export class QueryIndex {
     this.#collect(md);
     const n = this.units.length;
     this.unitLength = new Float64Array(n);
-    const postings = new Map<string, number[]>();
+    // Terms are counted by number: an ASCII word is found in a table of the words seen without
+    // making a string, and its stem is worked out once per distinct word (see stemIds).
+    const terms = new StemIds();
+    const postings: number[][] = [];
+    let counts = new Uint32Array(1024);
+    const touched: number[] = [];
+    let len = 0;
+    const count = (id: number) => {
+      if (id === postings.length) {
+        postings.push([]);
+        if (id >= counts.length) {
+          const grown = new Uint32Array(counts.length * 2);
+          grown.set(counts);
+          counts = grown;
+        }
+      }
+      if (counts[id]++ === 0) touched.push(id);
+      len++;
+    };
     let total = 0;
     for (let u = 0; u < n; u++) {
       const unit = this.units[u];
-      const counts = new Map<string, number>();
-      let len = 0;
-      scanTerms(visibleText(md.slice(unit.start, unit.end)), (t) => {
-        counts.set(t, (counts.get(t) ?? 0) + 1);
-        len++;
-      });
+      len = 0;
+      terms.scan(visibleText(md.slice(unit.start, unit.end)), count);
       this.unitLength[u] = len;
       total += len;
-      for (const [t, c] of counts) {
-        let p = postings.get(t);
-        if (!p) postings.set(t, p = []);
-        p.push(u, c);
+      for (const id of touched) {
+        postings[id].push(u, counts[id]);
+        counts[id] = 0;
       }
+      touched.length = 0;
     }
-    this.postings = TermPostings.of(postings);
+    this.postings = new TermPostings(terms.stems, ...flatten(postings));
     this.avgUnit = n > 0 ? Math.max(1, total / n) : 1;
     const slots = sections.length + 1;
     this.firstUnit = new Int32Array(slots).fill(-1);

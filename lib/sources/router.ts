@@ -142,7 +142,8 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
       .then((doc) => {
         pageCache().set(key, doc);
         // Indexes built in the background grow the Document: the cache counts them once adopted.
-        if (doc.building) doc.ready().then(() => recountKey(key, doc));
+        // (Adopting them leaves little garbage: the worker built them. No collection is asked.)
+        if (doc.building) doc.ready().then(() => recountKey(key, doc, false));
         // A conversion leaves its garbage (and evicted pages theirs): give it back.
         reclaimMemory(pageCache().bytes);
         return doc;
@@ -204,12 +205,12 @@ export function recount(url: string, doc: Document, fullPage = false): void {
   recountKey(cacheKey(url, fullPage), doc);
 }
 
-function recountKey(key: PageKey, doc: Document): void {
+function recountKey(key: PageKey, doc: Document, reclaim = true): void {
   // Only the Document stored under the key: a rendered one (cached apart) must not replace it.
   if (pageCache().has(key) && pageCache().get(key) === doc) {
     const before = pageCache().bytes;
     pageCache().set(key, doc);
     // Building an index leaves garbage too (a question on a built index does not).
-    if (pageCache().bytes !== before) reclaimMemory(pageCache().bytes);
+    if (reclaim && pageCache().bytes !== before) reclaimMemory(pageCache().bytes);
   }
 }
