@@ -354,7 +354,7 @@ export async function htmlDocumentOffThread(
 }
 
 /** Anchors added to the Map between two turns of the event loop. */
-const ANCHORS_PER_TURN = 8192;
+const ANCHORS_PER_TURN = 2048;
 
 /** Lets the event loop run (timers, I/O, other calls) before going on. */
 export function nextTurn(): Promise<void> {
@@ -389,7 +389,7 @@ async function adopt(converted: ConvertedFields, signal?: AbortSignal): Promise<
 }
 
 /** Units of the question index rebuilt between two turns of the event loop. */
-const UNITS_PER_TURN = 4096;
+const UNITS_PER_TURN = 2048;
 
 /**
  * Adopts the indexes the worker builds after the page (see convert_worker.ts)

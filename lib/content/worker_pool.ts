@@ -43,6 +43,12 @@ import type {
 } from "./convert_worker.ts";
 import type { HtmlOptions } from "./pipeline.ts";
 
+/**
+ * Joins the anchor ids of a reply when none holds it (the HTML parser turns
+ * a NUL in an attribute into U+FFFD, so ids do not).
+ */
+export const ID_SEPARATOR = "\0";
+
 /** Pages at least this many characters long convert in a worker. */
 export const WORKER_MIN_CHARS = 512 * 1024;
 
@@ -155,8 +161,10 @@ function spawn(): Slot {
       if (!job || job.id !== data.id) return;
       if ("part" in data) {
         if (data.part === "markdown") job.markdown = data.markdown;
-        else if (data.part === "anchorIds") job.anchorIds = data.anchorIds;
-        else if (data.part === "slices") job.slices = data.slices;
+        else if (data.part === "anchorIds") {
+          const ids = data.anchorIds;
+          job.anchorIds = typeof ids !== "string" ? ids : ids === "" ? [] : ids.split(ID_SEPARATOR);
+        } else if (data.part === "slices") job.slices = data.slices;
         else if (data.part === "search") job.search = data.search;
         else {
           slot.job = undefined;
