@@ -166,10 +166,14 @@ scope.onmessage = (event) => {
   };
   scope.postMessage(reply, [rest.anchorOffsets.buffer, rest.sectionFeatures.buffer]);
   let built: ReturnType<typeof buildIndexes> | undefined;
+  // The pool raises the job's flag when the build runs past its deadline (worker_pool.ts).
+  watchCancel(job.cancel);
   try {
     built = buildIndexes(init, rest.sections, rest.tokens);
   } catch {
     // The main thread builds them itself, on first use.
+  } finally {
+    unwatchCancel();
   }
   if (built) {
     const { slices, search, query } = built.indexes;

@@ -35,6 +35,7 @@
  *
  * @module
  */
+import { checkCancelled } from "./cancel.ts";
 import { type Document, indexBuilds } from "./document.ts";
 import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./question.ts";
 import { grams, scanRanges } from "./words.ts";
@@ -400,6 +401,7 @@ export class QueryIndex {
     };
     let total = 0;
     for (let u = 0; u < n; u++) {
+      if ((u & 255) === 0) checkCancelled();
       const unit = this.units[u];
       len = 0;
       terms.scan(visibleText(md.slice(unit.start, unit.end)), count);
@@ -519,6 +521,7 @@ export class QueryIndex {
     };
     const raw = blocks(md).filter((b) => !b.heading);
     for (let i = 0; i < raw.length; i++) {
+      if ((i & 255) === 0) checkCancelled();
       let { start, end } = raw[i];
       const text = md.slice(start, end);
       const kind = kindOf(text);
@@ -563,6 +566,7 @@ export class QueryIndex {
     }
     // A run with no sentence end to cut at is cut between words.
     for (let k = 0; k < pieces.length; k++) {
+      checkCancelled();
       const [a, b] = pieces[k];
       if (tokenWeight(text.slice(a, b)) <= 2 * PIECE_TOKENS) continue;
       let weight = 0;

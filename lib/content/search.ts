@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { checkCancelled } from "./cancel.ts";
 import { parseQuery, type QueryNode } from "./query.ts";
 import { grams, hashTerm, scanRanges, words } from "./words.ts";
 import { pushedArrayBytes, stringBytes, typedArrayBytes, WORD } from "./heap.ts";
@@ -176,6 +177,7 @@ function buildField(texts: readonly string[], boost: number): Field {
     length++;
   };
   for (let doc = 0; doc < texts.length; doc++) {
+    if ((doc & 255) === 0) checkCancelled();
     const text = texts[doc];
     const cached = cache.get(text);
     if (cached) {

@@ -55,6 +55,14 @@ export const WORKER_MIN_CHARS = 512 * 1024;
 /** A worker idle this long is ended. */
 export const IDLE_MS = 30_000;
 
+/**
+ * Longest a worker builds a page's indexes after its answer: past it, the
+ * build is called off (the page's Document builds them itself on first
+ * use), so that a pathological page neither holds its worker from the
+ * pages queued behind it nor keeps requests waiting for its indexes.
+ */
+export const INDEX_DEADLINE_MS = 5_000;
+
 /** Pages waiting beyond the running ones before new ones are refused. */
 export const MAX_QUEUED = 32;
 
@@ -80,12 +88,15 @@ interface Slot {
 
 interface Running {
   id: number;
+  /** The job's cancel flag (shared with its worker). */
+  cancel?: SharedArrayBuffer;
   /** Set once the page is answered: the worker is building its indexes. */
   indexed?: (indexes: IndexParts | undefined) => void;
   /** The parts of the reply received so far. */
   markdown?: string;
   anchorIds?: string[];
   slices?: IndexParts["slices"];
+  deadline?: ReturnType<typeof setTimeout>;
   search?: IndexParts["search"];
   resolve(init: ConvertedFields): void;
   reject(error: unknown): void;
@@ -168,6 +179,7 @@ function spawn(): Slot {
         else if (data.part === "search") job.search = data.search;
         else {
           slot.job = undefined;
+          clearTimeout(job.deadline);
           const { slices, search } = job;
           const { query } = data;
           job.indexed?.(slices && search && query ? { slices, search, query } : undefined);
@@ -182,7 +194,15 @@ function spawn(): Slot {
         const markdown = job.markdown ?? "";
         const anchorIds = job.anchorIds ?? [];
         job.markdown = job.anchorIds = undefined;
-        job.reject = () => job.indexed?.(undefined);
+        job.reject = () => {
+          clearTimeout(job.deadline);
+          job.indexed?.(undefined);
+        };
+        const cancel = job.cancel;
+        if (cancel) {
+          job.deadline = setTimeout(() => raiseCancel(cancel), INDEX_DEADLINE_MS);
+          Deno.unrefTimer(job.deadline);
+        }
         job.resolve({ ...rest, init: { ...init, markdown }, anchorIds, indexes });
         return;
       }
@@ -288,6 +308,7 @@ export function convertInWorker(
         s.idle = undefined;
         s.job = {
           id,
+          cancel,
           resolve: (init) => {
             done();
             resolve(init);
