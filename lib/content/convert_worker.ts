@@ -1,14 +1,23 @@
 /**
  * The worker side of {@link ./worker_pool.ts}: converts one HTML page per
- * message off the main thread and posts back the fields of its Document
- * (plain data: strings, numbers and the anchor Map, all structured-clonable).
- * The main thread builds the Document from them. Nothing here touches the
- * network or the page cache.
+ * message off the main thread and posts back its Document in a form that is
+ * cheap to adopt on the main thread (see {@link Converted}): the section
+ * tree and the token count are computed here, and the anchors travel as an
+ * array of ids and a transferred array of offsets (a Map of 70,000 entries
+ * costs the receiving thread tens of milliseconds in one piece; the pool
+ * builds it in slices between other work). Nothing here touches the network
+ * or the page cache.
  *
  * @module
  */
 import { unwatchCancel, watchCancel } from "./cancel.ts";
+import { ID_SEPARATOR } from "./worker_pool.ts";
+import { Document, type DocumentInit, sectionFeatures, tokensFromFeatures } from "./document.ts";
 import { convertHtml, type HtmlOptions } from "./pipeline.ts";
+import { queryIndex, type QueryIndexParts } from "./query_extract.ts";
+import type { SearchIndexParts } from "./search.ts";
+import { buildSections, type Section } from "./sections.ts";
+import type { Slice } from "./slices.ts";
 
 /** A job: one page. */
 export interface ConvertJob {
@@ -28,31 +37,152 @@ export interface ConvertJob {
   cancel?: SharedArrayBuffer;
 }
 
-/** The reply: the Document's fields, or the error's name and message. */
+/** A converted page, as the worker sends it. */
+export interface Converted {
+  /** The Document's fields, without its anchors. */
+  init: Omit<DocumentInit, "anchors">;
+  /** Anchor ids, in the order of {@link anchorOffsets}. */
+  anchorIds: string[];
+  /** The Markdown offset of each anchor id. */
+  anchorOffsets: Int32Array<ArrayBuffer>;
+  /** The section tree. */
+  sections: Section[];
+  /** Estimated tokens of the Markdown. */
+  tokens: number;
+  /** Token features of each section's own text (see document.ts). */
+  sectionFeatures: Float64Array<ArrayBuffer>;
+}
+
+/**
+ * The reply: the converted page, or the error's name and message. The two
+ * large parts of a page (its Markdown, its anchor ids) come first, each in
+ * a message of its own ({@link ConvertPart}), so that reading them is two
+ * short tasks on the receiving thread rather than one long one; the final
+ * message holds the rest.
+ */
 export type ConvertReply =
-  | { id: number; ok: true; init: ReturnType<typeof convertHtml> }
+  | { id: number; ok: true; converted: Omit<Converted, "anchorIds"> & { init: { markdown: "" } } }
   | { id: number; ok: false; name: string; message: string };
+
+/** A large part of a reply, sent before it. */
+export type ConvertPart =
+  | { id: number; part: "markdown"; markdown: string }
+  | { id: number; part: "anchorIds"; anchorIds: string[] | string }
+  | { id: number; part: "slices"; slices: Slice[] }
+  | { id: number; part: "search"; search: SearchIndexParts }
+  | { id: number; part: "indexes"; query?: QueryIndexParts };
+
+/**
+ * The indexes of a converted page (its slices, its search index, its
+ * question index), built after the reply, while the page's first answer is
+ * being made on the main thread: posted last, as typed arrays moved rather
+ * than copied, in three messages (the slices, the search index, then the
+ * question index, or an `indexes` part without it when building them
+ * failed).
+ */
+export interface IndexParts {
+  slices: Slice[];
+  search: SearchIndexParts;
+  query: QueryIndexParts;
+}
+
+/** The indexes of the page `converted` holds, and the buffers to transfer with them. */
+function buildIndexes(
+  init: Omit<DocumentInit, "anchors">,
+  sections: Section[],
+  tokens: number,
+): { indexes: IndexParts; searchTransfer: ArrayBuffer[]; queryTransfer: ArrayBuffer[] } {
+  const doc = new Document({ ...init, anchors: new Map() }, { sections, tokens });
+  const search = doc.index.toParts();
+  const query = queryIndex(doc).toParts();
+  return {
+    indexes: { slices: doc.slices, search: search.parts, query: query.parts },
+    searchTransfer: search.transfer,
+    queryTransfer: query.transfer,
+  };
+}
 
 const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<ConvertJob>) => void) | null;
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
 };
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Waits a little between two parts of a reply: messages that arrive
+ * together are read by the main thread in one task (in Deno 2.9.6), which
+ * is what sending them apart avoids.
+ */
+function pause(ms = PART_GAP_MS): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+/** The wait between two parts of a reply. */
+const PART_GAP_MS = 15;
+
+/** The page of `job`, converted. */
+function convert(job: ConvertJob): Converted {
+  const html = job.html ??
+    new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
+  const { anchors, ...init } = convertHtml(html, job.url, job.options);
+  const sections = buildSections(init.markdown, anchors);
+  const anchorIds = anchors ? [...anchors.keys()] : [];
+  const anchorOffsets = Int32Array.from(anchors?.values() ?? []);
+  const features = sectionFeatures(init.markdown, sections);
+  const tokens = tokensFromFeatures(init.markdown, sections, features);
+  return { init, anchorIds, anchorOffsets, sections, tokens, sectionFeatures: features };
+}
 
 scope.onmessage = (event) => {
   const job = event.data;
-  let reply: ConvertReply;
+  let converted: Converted | undefined;
+  let failure: Error | undefined;
   watchCancel(job.cancel);
   try {
-    const html = job.html ??
-      new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
-    reply = { id: job.id, ok: true, init: convertHtml(html, job.url, job.options) };
+    converted = convert(job);
   } catch (error) {
-    const e = error instanceof Error ? error : new Error(String(error));
-    reply = { id: job.id, ok: false, name: e.name, message: e.message };
+    failure = error instanceof Error ? error : new Error(String(error));
   } finally {
     unwatchCancel();
   }
-  scope.postMessage(reply);
+  if (!converted) {
+    const e = failure!;
+    scope.postMessage({ id: job.id, ok: false, name: e.name, message: e.message } as ConvertReply);
+    return;
+  }
+  const { init, anchorIds, ...rest } = converted;
+  scope.postMessage({ id: job.id, part: "markdown", markdown: init.markdown } as ConvertPart);
+  pause();
+  // One string rather than tens of thousands: it crosses as one copy, and splits fast.
+  const joined = anchorIds.some((id) => id === "" || id.includes(ID_SEPARATOR))
+    ? anchorIds
+    : anchorIds.join(ID_SEPARATOR);
+  scope.postMessage({ id: job.id, part: "anchorIds", anchorIds: joined } as ConvertPart);
+  const reply: ConvertReply = {
+    id: job.id,
+    ok: true,
+    converted: { ...rest, init: { ...init, markdown: "" } },
+  };
+  scope.postMessage(reply, [rest.anchorOffsets.buffer, rest.sectionFeatures.buffer]);
+  let built: ReturnType<typeof buildIndexes> | undefined;
+  // The pool raises the job's flag when the build runs past its deadline (worker_pool.ts).
+  watchCancel(job.cancel);
+  try {
+    built = buildIndexes(init, rest.sections, rest.tokens);
+  } catch {
+    // The main thread builds them itself, on first use.
+  } finally {
+    unwatchCancel();
+  }
+  if (built) {
+    const { slices, search, query } = built.indexes;
+    scope.postMessage({ id: job.id, part: "slices", slices } as ConvertPart);
+    pause();
+    scope.postMessage({ id: job.id, part: "search", search } as ConvertPart, built.searchTransfer);
+    pause();
+    scope.postMessage({ id: job.id, part: "indexes", query } as ConvertPart, built.queryTransfer);
+  } else scope.postMessage({ id: job.id, part: "indexes" } as ConvertPart);
 };
 
 // Loaded: the pool may send jobs.

@@ -11,7 +11,7 @@ import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import type { Message } from "../hint.ts";
 import type { CitationInput } from "../shelf/record.ts";
 import { SearchIndex } from "./search.ts";
-import { estimateTokens } from "./tokens.ts";
+import { estimateTokens, FEATURE_COUNT, tokenFeatures, weighFeatures } from "./tokens.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
 import { buildSlices, type Slice } from "./slices.ts";
 import {
@@ -22,6 +22,7 @@ import {
   OBJECT,
   pushedArrayBytes,
   stringBytes,
+  typedArrayBytes,
   WORD,
 } from "./heap.ts";
 
@@ -89,6 +90,67 @@ export interface DocumentFact {
   mcpOnly?: boolean;
 }
 
+/**
+ * Parts of a Document computed elsewhere (a conversion worker), so the
+ * thread that adopts it does not compute them again. Its strings and the
+ * anchors must not be views of a page's source (strings that came through
+ * `postMessage` are copies): they are kept as given.
+ */
+export interface Prebuilt {
+  /** The section tree of the Markdown, as {@link buildSections} makes it. */
+  sections: Section[];
+  /** Estimated tokens of the whole Markdown. */
+  tokens?: number;
+  /** The token features of each section's own text ({@link sectionFeatures}). */
+  sectionFeatures?: Float64Array;
+}
+
+/**
+ * The token features (see `tokens.ts`) of each section's own text, section
+ * after section in one array of `sections.length × FEATURE_COUNT`. A
+ * section starts at a line start, where no run of the estimate crosses, so
+ * the features of a run of sections are the sum of theirs (exactly: they
+ * are counts), and a subtree's estimate is the estimate of its text.
+ */
+export function sectionFeatures(
+  markdown: string,
+  sections: readonly Section[],
+): Float64Array<ArrayBuffer> {
+  const out = new Float64Array(sections.length * FEATURE_COUNT);
+  for (let i = 0; i < sections.length; i++) {
+    const s = sections[i];
+    tokenFeatures(
+      markdown.slice(s.start, s.end),
+      out.subarray(i * FEATURE_COUNT, (i + 1) * FEATURE_COUNT),
+    );
+  }
+  return out;
+}
+
+/**
+ * The Markdown's estimated tokens from its sections' features and its
+ * preamble's: the same as `estimateTokens(markdown)`, without reading the
+ * sections' text again.
+ */
+export function tokensFromFeatures(
+  markdown: string,
+  sections: readonly Section[],
+  features: Float64Array,
+): number {
+  const sum = tokenFeatures(markdown.slice(0, sections[0]?.start ?? markdown.length), scratch());
+  for (let k = 0; k < features.length; k++) sum[k % FEATURE_COUNT] += features[k];
+  return Math.ceil(weighFeatures(sum));
+}
+
+const scratch = () => new Float64Array(FEATURE_COUNT);
+
+/**
+ * Indexes built on this thread from a Document's text (search indexes and
+ * question indexes), for tests: a page whose indexes came from its
+ * conversion worker adds nothing here.
+ */
+export const indexBuilds = { search: 0, question: 0 };
+
 /** A converted page with its structure. */
 export class Document {
   /** The URL it was fetched from. */
@@ -129,21 +191,24 @@ export class Document {
   #index?: SearchIndex;
   #bySlug?: Map<string, number>;
   #tokens?: number;
+  /** Token features of each section's own text, and which are counted (built on first use). */
+  #features?: Float64Array;
+  #counted?: Uint8Array;
   #memos = new Map<symbol, Sized>();
   /** Bytes of the parts built with the Document (Markdown, sections, anchors). */
   #baseBytes?: number;
   /** Bytes of the slices and the search index, once built (they do not change). */
   #indexBytes?: number;
 
-  /** Builds the document and its section tree. */
-  constructor(init: DocumentInit) {
+  /** Builds the document and its section tree (or takes them from `prebuilt`). */
+  constructor(init: DocumentInit, prebuilt?: Prebuilt) {
     this.url = init.url;
     this.kind = init.kind;
     // Strings cut from the page's source keep all of it alive (a substring can be a view of
     // its parent): the ones a Document keeps are copied, so a cached page holds no HTML.
     this.title = detach(init.title);
     this.markdown = init.markdown;
-    this.anchors = detachKeys(init.anchors);
+    this.anchors = prebuilt ? init.anchors ?? new Map() : detachKeys(init.anchors);
     this.canonicalUrl = detach(init.canonicalUrl);
     this.contentType = detach(init.contentType);
     this.description = detach(init.description);
@@ -155,7 +220,12 @@ export class Document {
     this.facts = init.facts ?? [];
     this.citation = init.citation;
     this.source = init.source ?? "web";
-    this.sections = buildSections(this.markdown, this.anchors);
+    this.sections = prebuilt?.sections ?? buildSections(this.markdown, this.anchors);
+    this.#tokens = prebuilt?.tokens;
+    if (prebuilt?.sectionFeatures?.length === this.sections.length * FEATURE_COUNT) {
+      this.#features = prebuilt.sectionFeatures;
+      this.#counted = new Uint8Array(this.sections.length).fill(1);
+    }
   }
 
   /** The slices (built on first use). */
@@ -166,6 +236,7 @@ export class Document {
   /** The search index (built on first use). */
   get index(): SearchIndex {
     if (!this.#index) {
+      indexBuilds.search++;
       const slices = this.slices;
       this.#index = new SearchIndex(
         slices.map((s) => this.markdown.slice(s.start, s.end)),
@@ -179,6 +250,54 @@ export class Document {
   /** Whether slices and the index are already built. */
   get indexed(): boolean {
     return this.#index !== undefined;
+  }
+
+  #building?: Promise<void>;
+
+  /**
+   * Takes slices and a search index built elsewhere (a worker), unless they
+   * were built here meanwhile.
+   */
+  adoptIndex(slices: Slice[], index: SearchIndex): void {
+    if (this.#index) return;
+    this.#slices = slices;
+    this.#index = index;
+  }
+
+  /**
+   * Notes that the indexes of this Document are being built in the
+   * background (`build` settles when they are adopted or given up);
+   * {@link ready} waits for it.
+   */
+  buildingIndexes(build: Promise<void>): void {
+    const settled = build.catch(() => {}).finally(() => {
+      if (this.#building === settled) this.#building = undefined;
+    });
+    this.#building = settled;
+  }
+
+  /**
+   * Settles once no background build of the indexes is under way: a search
+   * or a question waits here rather than build them a second time.
+   */
+  ready(signal?: AbortSignal): Promise<void> {
+    const building = this.#building;
+    if (!building) return Promise.resolve();
+    if (!signal) return building;
+    signal.throwIfAborted();
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      building.then(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    });
+  }
+
+  /** Whether a background build of the indexes is under way. */
+  get building(): boolean {
+    return this.#building !== undefined;
   }
 
   /** Text of slice `i`. */
@@ -210,6 +329,33 @@ export class Document {
   /** Estimated tokens of the whole Markdown, counted once per Document. */
   get tokens(): number {
     return this.#tokens ??= estimateTokens(this.markdown);
+  }
+
+  /**
+   * Estimated tokens of section `i`'s own text (heading included), or of its
+   * whole subtree: `estimateTokens` of that text, from features counted
+   * once per section (see {@link sectionFeatures}), so an outline of a
+   * large page does not read its text again for every window.
+   */
+  sectionTokens(i: number, subtree = false): number {
+    const sections = this.sections;
+    this.#features ??= new Float64Array(sections.length * FEATURE_COUNT);
+    this.#counted ??= new Uint8Array(sections.length);
+    const end = subtree ? sections[i].subtreeEnd : sections[i].end;
+    const sum = scratch();
+    for (let j = i; j < sections.length && sections[j].start < end; j++) {
+      const at = j * FEATURE_COUNT;
+      if (!this.#counted[j]) {
+        const s = sections[j];
+        tokenFeatures(
+          this.markdown.slice(s.start, s.end),
+          this.#features.subarray(at, at + FEATURE_COUNT),
+        );
+        this.#counted[j] = 1;
+      }
+      for (let k = 0; k < FEATURE_COUNT; k++) sum[k] += this.#features[at + k];
+    }
+    return Math.ceil(weighFeatures(sum));
   }
 
   /** The section holding the element with `id`, if the page had one. */
@@ -250,6 +396,9 @@ export class Document {
     }
     for (const m of this.#memos.values()) bytes += m.approxBytes();
     if (this.#bySlug) bytes += MAP + this.#bySlug.size * MAP_ENTRY;
+    if (this.#features) {
+      bytes += typedArrayBytes(this.#features.byteLength) + typedArrayBytes(this.#counted!.length);
+    }
     return bytes;
   }
 

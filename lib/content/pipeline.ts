@@ -21,7 +21,17 @@ import { isSourcePath } from "./code_languages.ts";
 import { defaultFurniture } from "./extract.ts";
 import { htmlToMarkdown } from "./html.ts";
 import { selectMainContent } from "./select.ts";
-import { convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
+import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
+import type { IndexParts } from "./convert_worker.ts";
+import {
+  adoptQueryIndex,
+  hasQueryIndex,
+  QueryIndex,
+  type Unit,
+  unitCount,
+  unitsOf,
+} from "./query_extract.ts";
+import { SearchIndex } from "./search.ts";
 import { currentProgress } from "../net/progress.ts";
 
 /** Thrown for content that cannot become a Document. */
@@ -321,13 +331,13 @@ export async function htmlDocumentOffThread(
   const size = source.bytes?.length ?? source.text().length;
   const progress = currentProgress();
   progress?.report("convert", 0, undefined, `converting ${size} bytes of HTML`);
-  let init: DocumentInit | undefined;
+  let converted: ConvertedFields | undefined;
   if (size >= WORKER_MIN_CHARS) {
     const input = source.bytes && source.encoding
       ? { bytes: source.bytes, encoding: source.encoding() }
       : { html: source.text() };
     try {
-      init = await convertInWorker(input, url, options, signal);
+      converted = await convertInWorker(input, url, options, signal);
     } catch (error) {
       if (error instanceof Error && error.name === "ContentError") {
         throw new ContentError(error.message);
@@ -336,7 +346,72 @@ export async function htmlDocumentOffThread(
     }
   }
   signal?.throwIfAborted();
-  const doc = new Document(init ?? convertHtml(source.text(), url, options));
+  const doc = converted
+    ? await adopt(converted, signal)
+    : new Document(convertHtml(source.text(), url, options));
   progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
   return doc;
+}
+
+/** Anchors added to the Map between two turns of the event loop. */
+const ANCHORS_PER_TURN = 2048;
+
+/** Lets the event loop run (timers, I/O, other calls) before going on. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * The Document of a page a worker converted, built in pieces: the anchors
+ * Map a few thousand entries at a time with a turn of the event loop
+ * between, so no piece holds the thread for more than a few milliseconds.
+ */
+async function adopt(converted: ConvertedFields, signal?: AbortSignal): Promise<Document> {
+  const { anchorIds, anchorOffsets } = converted;
+  const anchors = new Map<string, number>();
+  for (let i = 0; i < anchorIds.length; i += ANCHORS_PER_TURN) {
+    if (i > 0) {
+      await nextTurn();
+      signal?.throwIfAborted();
+    }
+    const end = Math.min(anchorIds.length, i + ANCHORS_PER_TURN);
+    for (let k = i; k < end; k++) {
+      if (!anchors.has(anchorIds[k])) anchors.set(anchorIds[k], anchorOffsets[k]);
+    }
+  }
+  const doc = new Document({ ...converted.init, anchors }, {
+    sections: converted.sections,
+    tokens: converted.tokens,
+    sectionFeatures: converted.sectionFeatures,
+  });
+  doc.buildingIndexes(adoptIndexes(doc, converted.indexes));
+  return doc;
+}
+
+/** Units of the question index rebuilt between two turns of the event loop. */
+const UNITS_PER_TURN = 2048;
+
+/**
+ * Adopts the indexes the worker builds after the page (see convert_worker.ts)
+ * into `doc`, in pieces of a few milliseconds; a search or question that
+ * comes meanwhile waits for them (`Document.ready`). Nothing is adopted when
+ * the worker gave up, or when `doc` built them itself first.
+ */
+async function adoptIndexes(doc: Document, coming: Promise<IndexParts | undefined>): Promise<void> {
+  const parts = await coming;
+  if (!parts) return;
+  await nextTurn();
+  if (!doc.indexed) {
+    const index = SearchIndex.fromParts(parts.search, (i) => doc.sliceText(i));
+    doc.adoptIndex(parts.slices, index);
+  }
+  if (hasQueryIndex(doc)) return;
+  const units: Unit[] = [];
+  const n = unitCount(parts.query);
+  for (let u = 0; u < n; u += UNITS_PER_TURN) {
+    await nextTurn();
+    unitsOf(parts.query, u, Math.min(n, u + UNITS_PER_TURN), units);
+  }
+  await nextTurn();
+  if (!hasQueryIndex(doc)) adoptQueryIndex(new QueryIndex(doc, { parts: parts.query, units }));
 }

@@ -35,9 +35,12 @@
  *
  * @module
  */
-import type { Document } from "./document.ts";
-import { asksForCode, isStopWord, questionTerms, scanTerms } from "./question.ts";
+import { checkCancelled } from "./cancel.ts";
+import { type Document, indexBuilds } from "./document.ts";
+import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./question.ts";
+import { grams, scanRanges } from "./words.ts";
 import { blocks } from "./slices.ts";
+import { TermTable, type TermTableParts } from "./search.ts";
 import { estimateTokens, tokenWeight } from "./tokens.ts";
 import {
   arrayBytes,
@@ -90,9 +93,10 @@ export interface QueryExtraction {
   overBudget: boolean;
 }
 
-type UnitKind = "text" | "code" | "table" | "list" | "quote" | "item" | "row";
+export type UnitKind = "text" | "code" | "table" | "list" | "quote" | "item" | "row";
 
-interface Unit {
+/** A unit of text a question's answer is made of. */
+export interface Unit {
   start: number;
   end: number;
   kind: UnitKind;
@@ -183,52 +187,233 @@ function textShape(
   };
 }
 
+/**
+ * Term postings in flat arrays: the postings of a term are
+ * `data[start[id]]` to `data[start[id + 1] - 1]`, as pairs of unit and term
+ * frequency, with ids from a {@link TermTable}. (A Map of arrays, one per
+ * term, costs many small objects and cannot move between threads.)
+ */
+export class TermPostings {
+  readonly #table: TermTable;
+  readonly #start: Uint32Array<ArrayBuffer>;
+  readonly #data: Uint32Array<ArrayBuffer>;
+
+  constructor(table: TermTable, start: Uint32Array<ArrayBuffer>, data: Uint32Array<ArrayBuffer>) {
+    this.#table = table;
+    this.#start = start;
+    this.#data = data;
+  }
+
+  /** The flat [unit, tf, …] of `term`, or undefined when no unit holds it. */
+  get(term: string): Uint32Array | undefined {
+    const id = this.#table.id(term, false);
+    return id < 0 ? undefined : this.#data.subarray(this.#start[id], this.#start[id + 1]);
+  }
+
+  /** Distinct terms. */
+  get size(): number {
+    return this.#start.length - 1;
+  }
+
+  /** Heap bytes held. */
+  approxBytes(): number {
+    return this.#table.approxBytes() + typedArrayBytes(this.#start.byteLength) +
+      typedArrayBytes(this.#data.byteLength);
+  }
+
+  /** Plain data and typed arrays, and the buffers to transfer with them. */
+  toParts(): { parts: TermPostingsParts; transfer: ArrayBuffer[] } {
+    const table = this.#table.toParts();
+    const parts = { table, start: this.#start, data: this.#data };
+    return {
+      parts,
+      transfer: [table.hashes.buffer, table.slots.buffer, parts.start.buffer, parts.data.buffer],
+    };
+  }
+
+  /** Made from {@link toParts}. */
+  static fromParts(parts: TermPostingsParts): TermPostings {
+    return new TermPostings(TermTable.fromParts(parts.table), parts.start, parts.data);
+  }
+}
+
+/** {@link TermPostings} as plain data. */
+export interface TermPostingsParts {
+  table: TermTableParts;
+  start: Uint32Array<ArrayBuffer>;
+  data: Uint32Array<ArrayBuffer>;
+}
+
+/**
+ * The stems of a text's words as numbers, the same terms `scanTerms` gives:
+ * each distinct ASCII word is interned once (found again by its hash and
+ * characters, without slicing) with the id of its stem; other words and
+ * the grams of unspaced runs are stemmed and interned as strings.
+ */
+class StemIds {
+  /** Stem → id. */
+  readonly stems = new TermTable();
+  readonly #words = new TermTable();
+  /** Word id → stem id. */
+  #stemOf: number[] = [];
+
+  scan(text: string, onTerm: (id: number) => void): void {
+    scanRanges(
+      text,
+      (start, end, hash) => {
+        const word = this.#words.rangeId(text, start, end, hash);
+        let id = this.#stemOf[word];
+        if (id === undefined) {
+          id = this.#stemOf[word] = this.stems.id(stem(this.#words.terms[word]), true);
+        }
+        onTerm(id);
+      },
+      (word) => onTerm(this.stems.id(stem(word), true)),
+      (run) => {
+        for (const g of grams(run)) onTerm(this.stems.id(g, true));
+      },
+    );
+  }
+}
+
+/** Per-term arrays as one array and the start of each term's part. */
+function flatten(lists: number[][]): [Uint32Array<ArrayBuffer>, Uint32Array<ArrayBuffer>] {
+  const start = new Uint32Array(lists.length + 1);
+  for (let t = 0; t < lists.length; t++) start[t + 1] = start[t] + lists[t].length;
+  const data = new Uint32Array(start[lists.length]);
+  for (let t = 0; t < lists.length; t++) data.set(lists[t], start[t]);
+  return [start, data];
+}
+
+const KINDS: UnitKind[] = ["text", "code", "table", "list", "quote", "item", "row"];
+
+/**
+ * A {@link QueryIndex} as plain data and typed arrays, for another thread:
+ * the units in columns, the postings frozen (see {@link QueryIndex.toParts}).
+ */
+export interface QueryIndexParts {
+  /** Unit columns: start, end, section, head start and end (-1 without), kind, part. */
+  unitInts: Int32Array<ArrayBuffer>;
+  unitCosts: Float64Array<ArrayBuffer>;
+  postings: TermPostingsParts;
+  unitLength: Float64Array<ArrayBuffer>;
+  firstUnit: Int32Array<ArrayBuffer>;
+  endUnit: Int32Array<ArrayBuffer>;
+  sectionLength: Float64Array<ArrayBuffer>;
+  headingTerms: string[][];
+  headingPostings: Map<string, number[]>;
+  avgUnit: number;
+  avgSection: number;
+}
+
+/** Integers per unit in {@link QueryIndexParts.unitInts}. */
+const UNIT_INTS = 7;
+
+/** Units rebuilt from their columns, `from` to `to` (a piece of {@link QueryIndexParts}). */
+export function unitsOf(parts: QueryIndexParts, from: number, to: number, into: Unit[]): void {
+  const ints = parts.unitInts;
+  for (let u = from; u < to; u++) {
+    const at = u * UNIT_INTS;
+    const unit: Unit = {
+      start: ints[at],
+      end: ints[at + 1],
+      kind: KINDS[ints[at + 5]],
+      section: ints[at + 2],
+      cost: parts.unitCosts[u],
+    };
+    if (ints[at + 3] >= 0) unit.head = [ints[at + 3], ints[at + 4]];
+    if (ints[at + 6]) unit.part = true;
+    into.push(unit);
+  }
+}
+
+/** Units in {@link QueryIndexParts}. */
+export function unitCount(parts: QueryIndexParts): number {
+  return parts.unitCosts.length;
+}
+
 /** The per-Document index: units, their term postings and heading terms. */
 export class QueryIndex {
   /** Units in document order. */
   readonly units: Unit[] = [];
   /** term → flat [unit, tf, unit, tf, …] in unit order. */
-  readonly postings = new Map<string, number[]>();
+  readonly postings: TermPostings;
   /** Terms per unit. */
-  readonly unitLength: Float64Array;
+  readonly unitLength: Float64Array<ArrayBuffer>;
   /** First unit of each section's own text (and of the preamble at index `sections.length`). */
-  readonly firstUnit: Int32Array;
+  readonly firstUnit: Int32Array<ArrayBuffer>;
   /** One past the last unit of each section's own text. */
-  readonly endUnit: Int32Array;
+  readonly endUnit: Int32Array<ArrayBuffer>;
   /** Terms in each section's own text. */
-  readonly sectionLength: Float64Array;
+  readonly sectionLength: Float64Array<ArrayBuffer>;
   /** Distinct stems of each section's heading. */
   readonly headingTerms: Set<string>[];
   /** term → sections whose heading holds it. */
-  readonly headingPostings = new Map<string, number[]>();
+  readonly headingPostings: Map<string, number[]> = new Map();
   /** Average terms per unit. */
   readonly avgUnit: number;
   /** Average terms per section (own text). */
   readonly avgSection: number;
 
-  constructor(readonly doc: Document) {
+  /**
+   * Builds the index of `doc`, or takes it from `parts` (made by
+   * {@link toParts} on another thread) with its `units` already rebuilt.
+   */
+  constructor(readonly doc: Document, parts?: { parts: QueryIndexParts; units: Unit[] }) {
+    if (parts) {
+      const p = parts.parts;
+      this.units = parts.units;
+      this.postings = TermPostings.fromParts(p.postings);
+      this.unitLength = p.unitLength;
+      this.firstUnit = p.firstUnit;
+      this.endUnit = p.endUnit;
+      this.sectionLength = p.sectionLength;
+      this.headingTerms = p.headingTerms.map((terms) => new Set(terms));
+      this.headingPostings = p.headingPostings;
+      this.avgUnit = p.avgUnit;
+      this.avgSection = p.avgSection;
+      return;
+    }
+    indexBuilds.question++;
     const md = doc.markdown;
     const sections = doc.sections;
     this.#collect(md);
     const n = this.units.length;
     this.unitLength = new Float64Array(n);
+    // Terms are counted by number: an ASCII word is found in a table of the words seen without
+    // making a string, and its stem is worked out once per distinct word (see stemIds).
+    const terms = new StemIds();
+    const postings: number[][] = [];
+    let counts = new Uint32Array(1024);
+    const touched: number[] = [];
+    let len = 0;
+    const count = (id: number) => {
+      if (id === postings.length) {
+        postings.push([]);
+        if (id >= counts.length) {
+          const grown = new Uint32Array(counts.length * 2);
+          grown.set(counts);
+          counts = grown;
+        }
+      }
+      if (counts[id]++ === 0) touched.push(id);
+      len++;
+    };
     let total = 0;
     for (let u = 0; u < n; u++) {
+      if ((u & 255) === 0) checkCancelled();
       const unit = this.units[u];
-      const counts = new Map<string, number>();
-      let len = 0;
-      scanTerms(visibleText(md.slice(unit.start, unit.end)), (t) => {
-        counts.set(t, (counts.get(t) ?? 0) + 1);
-        len++;
-      });
+      len = 0;
+      terms.scan(visibleText(md.slice(unit.start, unit.end)), count);
       this.unitLength[u] = len;
       total += len;
-      for (const [t, c] of counts) {
-        let p = this.postings.get(t);
-        if (!p) this.postings.set(t, p = []);
-        p.push(u, c);
+      for (const id of touched) {
+        postings[id].push(u, counts[id]);
+        counts[id] = 0;
       }
+      touched.length = 0;
     }
+    this.postings = new TermPostings(terms.stems, ...flatten(postings));
     this.avgUnit = n > 0 ? Math.max(1, total / n) : 1;
     const slots = sections.length + 1;
     this.firstUnit = new Int32Array(slots).fill(-1);
@@ -255,6 +440,50 @@ export class QueryIndex {
     });
   }
 
+  /** The index as plain data and typed arrays, and the buffers to transfer with it. */
+  toParts(): { parts: QueryIndexParts; transfer: ArrayBuffer[] } {
+    const n = this.units.length;
+    const unitInts = new Int32Array(n * UNIT_INTS);
+    const unitCosts = new Float64Array(n);
+    for (let u = 0; u < n; u++) {
+      const unit = this.units[u];
+      const at = u * UNIT_INTS;
+      unitInts[at] = unit.start;
+      unitInts[at + 1] = unit.end;
+      unitInts[at + 2] = unit.section;
+      unitInts[at + 3] = unit.head?.[0] ?? -1;
+      unitInts[at + 4] = unit.head?.[1] ?? -1;
+      unitInts[at + 5] = KINDS.indexOf(unit.kind);
+      unitInts[at + 6] = unit.part ? 1 : 0;
+      unitCosts[u] = unit.cost;
+    }
+    // Transferring the postings' buffers leaves this index without them: it is the sender's
+    // copy, dropped once sent.
+    const postings = this.postings.toParts();
+    const parts: QueryIndexParts = {
+      unitInts,
+      unitCosts,
+      postings: postings.parts,
+      unitLength: this.unitLength.slice(),
+      firstUnit: this.firstUnit.slice(),
+      endUnit: this.endUnit.slice(),
+      sectionLength: this.sectionLength.slice(),
+      headingTerms: this.headingTerms.map((set) => [...set]),
+      headingPostings: this.headingPostings,
+      avgUnit: this.avgUnit,
+      avgSection: this.avgSection,
+    };
+    const transfer = [
+      unitInts.buffer,
+      unitCosts.buffer,
+      parts.unitLength.buffer,
+      parts.firstUnit.buffer,
+      parts.endUnit.buffer,
+      parts.sectionLength.buffer,
+    ];
+    return { parts, transfer: [...transfer, ...postings.transfer] };
+  }
+
   /** The array slot of a section (-1, the preamble, is the last slot). */
   slot(section: number): number {
     return section < 0 ? this.doc.sections.length : section;
@@ -271,11 +500,10 @@ export class QueryIndex {
     // Units: an object of six fields, a table row's head pair.
     let bytes = pushedArrayBytes(this.units.length) + this.units.length * (OBJECT + 6 * WORD);
     for (const u of this.units) if (u.head) bytes += arrayBytes(2);
-    for (const postings of [this.postings, this.headingPostings]) {
-      bytes += MAP + postings.size * MAP_ENTRY;
-      for (const [term, p] of postings) {
-        bytes += stringBytes(term.length) + pushedArrayBytes(p.length);
-      }
+    bytes += this.postings.approxBytes();
+    bytes += MAP + this.headingPostings.size * MAP_ENTRY;
+    for (const [term, p] of this.headingPostings) {
+      bytes += stringBytes(term.length) + pushedArrayBytes(p.length);
     }
     bytes += pushedArrayBytes(this.headingTerms.length);
     for (const set of this.headingTerms) bytes += MAP + set.size * MAP_ENTRY;
@@ -293,6 +521,7 @@ export class QueryIndex {
     };
     const raw = blocks(md).filter((b) => !b.heading);
     for (let i = 0; i < raw.length; i++) {
+      if ((i & 255) === 0) checkCancelled();
       let { start, end } = raw[i];
       const text = md.slice(start, end);
       const kind = kindOf(text);
@@ -337,6 +566,7 @@ export class QueryIndex {
     }
     // A run with no sentence end to cut at is cut between words.
     for (let k = 0; k < pieces.length; k++) {
+      checkCancelled();
       const [a, b] = pieces[k];
       if (tokenWeight(text.slice(a, b)) <= 2 * PIECE_TOKENS) continue;
       let weight = 0;
@@ -421,6 +651,14 @@ export class QueryIndex {
 }
 
 const QUERY_INDEX = Symbol("query index");
+
+/**
+ * Keeps `index` (made from parts another thread built) as the query index
+ * of its Document, unless one was built meanwhile.
+ */
+export function adoptQueryIndex(index: QueryIndex): void {
+  index.doc.memo(QUERY_INDEX, () => index);
+}
 
 /** The index of `doc` (built on first use and kept with the Document). */
 export function queryIndex(doc: Document): QueryIndex {

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { checkCancelled } from "./cancel.ts";
 import { parseQuery, type QueryNode } from "./query.ts";
 import { grams, hashTerm, scanRanges, words } from "./words.ts";
 import { pushedArrayBytes, stringBytes, typedArrayBytes, WORD } from "./heap.ts";
@@ -25,23 +26,63 @@ interface Posting {
   tfs: number[];
 }
 
+/**
+ * One field. The postings of term `t` are `docs[start[t]]` to
+ * `docs[start[t + 1] - 1]`, with their term frequencies in `tfs`: flat typed
+ * arrays, so an index holds a few large arrays rather than two per term,
+ * and can move between threads without copying.
+ */
 interface Field {
   table: TermTable;
-  postings: Posting[];
-  lengths: Uint32Array;
+  start: Uint32Array<ArrayBuffer>;
+  docs: Uint32Array<ArrayBuffer>;
+  tfs: Uint32Array<ArrayBuffer>;
+  lengths: Uint32Array<ArrayBuffer>;
   average: number;
   boost: number;
+}
+
+/** A {@link TermTable} as plain data: its terms joined by line breaks (no term holds one). */
+export interface TermTableParts {
+  terms: string;
+  hashes: Int32Array<ArrayBuffer>;
+  slots: Int32Array<ArrayBuffer>;
+}
+
+/** A {@link SearchIndex} as plain data and typed arrays (see {@link SearchIndex.toParts}). */
+export interface SearchIndexParts {
+  count: number;
+  fields: (Omit<Field, "table"> & { table: TermTableParts })[];
 }
 
 /**
  * Term dictionary: open addressing over hashes, so a term already seen is
  * found by comparing characters in place, without making a string.
  */
-class TermTable {
+export class TermTable {
   terms: string[] = [];
-  #hashes: number[] = [];
+  #hashes: number[] | Int32Array = [];
   #slots = new Int32Array(1 << 12).fill(-1);
   #mask = (1 << 12) - 1;
+
+  /** The table as plain data, for {@link TermTable.fromParts} on another thread. */
+  toParts(): TermTableParts {
+    return {
+      terms: this.terms.join("\n"),
+      hashes: Int32Array.from(this.#hashes),
+      slots: this.#slots.slice(),
+    };
+  }
+
+  /** A table made from {@link toParts}: it finds terms, and takes no new ones. */
+  static fromParts(parts: TermTableParts): TermTable {
+    const table = new TermTable();
+    table.terms = parts.terms === "" ? [] : parts.terms.split("\n");
+    table.#hashes = parts.hashes;
+    table.#slots = parts.slots;
+    table.#mask = parts.slots.length - 1;
+    return table;
+  }
 
   /** Heap bytes held: the slot table, the terms and their hashes. */
   approxBytes(): number {
@@ -65,6 +106,7 @@ class TermTable {
 
   #insert(term: string, hash: number, slot: number): number {
     const id = this.terms.length;
+    if (!Array.isArray(this.#hashes)) throw new Error("a table made from parts takes no terms");
     this.terms.push(term);
     this.#hashes.push(hash);
     this.#slots[slot] = id;
@@ -135,6 +177,7 @@ function buildField(texts: readonly string[], boost: number): Field {
     length++;
   };
   for (let doc = 0; doc < texts.length; doc++) {
+    if ((doc & 255) === 0) checkCancelled();
     const text = texts[doc];
     const cached = cache.get(text);
     if (cached) {
@@ -169,7 +212,16 @@ function buildField(texts: readonly string[], boost: number): Field {
     lengths[doc] = length;
     total += length;
   }
-  return { table, postings, lengths, average: texts.length ? total / texts.length : 0, boost };
+  const start = new Uint32Array(postings.length + 1);
+  for (let t = 0; t < postings.length; t++) start[t + 1] = start[t] + postings[t].docs.length;
+  const docs = new Uint32Array(start[postings.length]);
+  const tfs = new Uint32Array(docs.length);
+  for (let t = 0; t < postings.length; t++) {
+    docs.set(postings[t].docs, start[t]);
+    tfs.set(postings[t].tfs, start[t]);
+  }
+  const average = texts.length ? total / texts.length : 0;
+  return { table, start, docs, tfs, lengths, average, boost };
 }
 
 /** One hit. */
@@ -213,8 +265,8 @@ type Scores = Map<number, number>;
 
 /** A searchable index of slices. */
 export class SearchIndex {
-  readonly #fields: Field[];
-  readonly #count: number;
+  #fields: Field[];
+  #count: number;
   readonly #text: (index: number) => string;
 
   /**
@@ -231,15 +283,38 @@ export class SearchIndex {
     this.#text = text ?? ((i) => bodies[i]);
   }
 
-  /** Heap bytes held: term tables, postings (two grown arrays per term) and lengths. */
+  /**
+   * The index as plain data and typed arrays, and the buffers to transfer
+   * with it: what a worker posts for {@link SearchIndex.fromParts}
+   * (transferring them leaves this index without its postings).
+   */
+  toParts(): { parts: SearchIndexParts; transfer: ArrayBuffer[] } {
+    const fields = this.#fields.map((f) => ({ ...f, table: f.table.toParts() }));
+    const transfer = fields.flatMap((f) => [
+      f.start.buffer,
+      f.docs.buffer,
+      f.tfs.buffer,
+      f.lengths.buffer,
+      f.table.hashes.buffer,
+      f.table.slots.buffer,
+    ]);
+    return { parts: { count: this.#count, fields }, transfer };
+  }
+
+  /** The index made from {@link toParts}; `text` returns a slice's text for phrase checks. */
+  static fromParts(parts: SearchIndexParts, text: (index: number) => string): SearchIndex {
+    const index = new SearchIndex([], [], text);
+    index.#count = parts.count;
+    index.#fields = parts.fields.map((f) => ({ ...f, table: TermTable.fromParts(f.table) }));
+    return index;
+  }
+
+  /** Heap bytes held: term tables, postings and lengths. */
   approxBytes(): number {
     let bytes = 0;
     for (const f of this.#fields) {
-      bytes += f.table.approxBytes() + pushedArrayBytes(f.postings.length);
-      bytes += typedArrayBytes(f.lengths.byteLength);
-      for (const p of f.postings) {
-        bytes += 4 * WORD + pushedArrayBytes(p.docs.length) + pushedArrayBytes(p.tfs.length);
-      }
+      bytes += f.table.approxBytes();
+      for (const a of [f.start, f.docs, f.tfs, f.lengths]) bytes += typedArrayBytes(a.byteLength);
     }
     return bytes;
   }
@@ -251,19 +326,19 @@ export class SearchIndex {
 
   /** Distinct terms of the body field. */
   get vocabulary(): number {
-    return this.#fields[0].postings.length;
+    return this.#fields[0].start.length - 1;
   }
 
   #termScores(term: string, scores: Scores = new Map()): Scores {
     for (const field of this.#fields) {
       const id = field.table.id(term, false);
       if (id < 0) continue;
-      const p = field.postings[id];
-      const df = p.docs.length;
+      const from = field.start[id];
+      const df = field.start[id + 1] - from;
       const idf = Math.log(1 + (this.#count - df + 0.5) / (df + 0.5));
-      for (let k = 0; k < df; k++) {
-        const doc = p.docs[k];
-        const tf = p.tfs[k];
+      for (let k = from; k < from + df; k++) {
+        const doc = field.docs[k];
+        const tf = field.tfs[k];
         const norm = field.average > 0 ? field.lengths[doc] / field.average : 1;
         const s = field.boost * idf * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * norm));
         scores.set(doc, (scores.get(doc) ?? 0) + s);

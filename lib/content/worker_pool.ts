@@ -34,14 +34,34 @@
  */
 import { raiseCancel } from "./cancel.ts";
 import { log } from "../log.ts";
-import type { ConvertJob, ConvertReply } from "./convert_worker.ts";
+import type {
+  Converted,
+  ConvertJob,
+  ConvertPart,
+  ConvertReply,
+  IndexParts,
+} from "./convert_worker.ts";
 import type { HtmlOptions } from "./pipeline.ts";
+
+/**
+ * Joins the anchor ids of a reply when none holds it (the HTML parser turns
+ * a NUL in an attribute into U+FFFD, so ids do not).
+ */
+export const ID_SEPARATOR = "\0";
 
 /** Pages at least this many characters long convert in a worker. */
 export const WORKER_MIN_CHARS = 512 * 1024;
 
 /** A worker idle this long is ended. */
 export const IDLE_MS = 30_000;
+
+/**
+ * Longest a worker builds a page's indexes after its answer: past it, the
+ * build is called off (the page's Document builds them itself on first
+ * use), so that a pathological page neither holds its worker from the
+ * pages queued behind it nor keeps requests waiting for its indexes.
+ */
+export const INDEX_DEADLINE_MS = 5_000;
 
 /** Pages waiting beyond the running ones before new ones are refused. */
 export const MAX_QUEUED = 32;
@@ -68,6 +88,16 @@ interface Slot {
 
 interface Running {
   id: number;
+  /** The job's cancel flag (shared with its worker). */
+  cancel?: SharedArrayBuffer;
+  /** Set once the page is answered: the worker is building its indexes. */
+  indexed?: (indexes: IndexParts | undefined) => void;
+  /** The parts of the reply received so far. */
+  markdown?: string;
+  anchorIds?: string[];
+  slices?: IndexParts["slices"];
+  deadline?: ReturnType<typeof setTimeout>;
+  search?: IndexParts["search"];
   resolve(init: ConvertedFields): void;
   reject(error: unknown): void;
 }
@@ -80,8 +110,12 @@ interface Waiting {
 /** A page to convert: its text, or its bytes and their charset. */
 export type ConvertInput = { html: string } | { bytes: Uint8Array; encoding: string };
 
-/** The Document fields a worker returns. */
-export type ConvertedFields = Extract<ConvertReply, { ok: true }>["init"];
+/**
+ * What a worker returns: the page's Document in parts (see
+ * convert_worker.ts), and its indexes to come (undefined when the worker
+ * could not build them: the Document then builds them itself on first use).
+ */
+export type ConvertedFields = Converted & { indexes: Promise<IndexParts | undefined> };
 
 let usable: boolean | undefined;
 const slots: Slot[] = [];
@@ -129,16 +163,51 @@ function spawn(): Slot {
   const slot: Slot = { worker, ready: Promise.resolve(false) };
   slot.ready = new Promise<boolean>((resolve) => {
     worker.onmessage = (event: MessageEvent) => {
-      const data = event.data as ConvertReply | { ready: true };
+      const data = event.data as ConvertReply | ConvertPart | { ready: true };
       if ("ready" in data) {
         resolve(true);
         return;
       }
       const job = slot.job;
       if (!job || job.id !== data.id) return;
+      if ("part" in data) {
+        if (data.part === "markdown") job.markdown = data.markdown;
+        else if (data.part === "anchorIds") {
+          const ids = data.anchorIds;
+          job.anchorIds = typeof ids !== "string" ? ids : ids === "" ? [] : ids.split(ID_SEPARATOR);
+        } else if (data.part === "slices") job.slices = data.slices;
+        else if (data.part === "search") job.search = data.search;
+        else {
+          slot.job = undefined;
+          clearTimeout(job.deadline);
+          const { slices, search } = job;
+          const { query } = data;
+          job.indexed?.(slices && search && query ? { slices, search, query } : undefined);
+          release(slot);
+        }
+        return;
+      }
+      if (data.ok) {
+        // The slot stays taken while the worker builds the page's indexes.
+        const { init, ...rest } = data.converted;
+        const indexes = new Promise<IndexParts | undefined>((resolve) => job.indexed = resolve);
+        const markdown = job.markdown ?? "";
+        const anchorIds = job.anchorIds ?? [];
+        job.markdown = job.anchorIds = undefined;
+        job.reject = () => {
+          clearTimeout(job.deadline);
+          job.indexed?.(undefined);
+        };
+        const cancel = job.cancel;
+        if (cancel) {
+          job.deadline = setTimeout(() => raiseCancel(cancel), INDEX_DEADLINE_MS);
+          Deno.unrefTimer(job.deadline);
+        }
+        job.resolve({ ...rest, init: { ...init, markdown }, anchorIds, indexes });
+        return;
+      }
       slot.job = undefined;
-      if (data.ok) job.resolve(data.init);
-      else job.reject(rebuildError(data.name, data.message));
+      job.reject(rebuildError(data.name, data.message));
       release(slot);
     };
     worker.onerror = (event) => {
@@ -239,6 +308,7 @@ export function convertInWorker(
         s.idle = undefined;
         s.job = {
           id,
+          cancel,
           resolve: (init) => {
             done();
             resolve(init);

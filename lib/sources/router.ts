@@ -114,6 +114,8 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   const hit = pageCache().get(key);
   if (hit) {
     options.onStage?.("cached");
+    // Its indexes may still be coming from the worker that converted it: wait, never build twice.
+    await hit.ready(options.signal);
     return { doc: hit, cached: true };
   }
   // The second level: another replica may have loaded it.
@@ -129,6 +131,9 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   // Requests for a page already being loaded (with the same cap) wait for that load.
   const flightKey = JSON.stringify([keyId(key), options.maxBytes ?? null]);
   let flight = flights.get(flightKey);
+  // A load whose waiters all cancelled is ending: a new request starts its own.
+  if (flight?.controller.signal.aborted) flight = undefined;
+  const joined = flight !== undefined;
   if (!flight) {
     const controller = new AbortController();
     const shared = { ...options, signal: controller.signal };
@@ -136,17 +141,25 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
     const promise = sharedLoad(keyId(key), load, controller.signal)
       .then((doc) => {
         pageCache().set(key, doc);
+        // Indexes built in the background grow the Document: the cache counts them once adopted.
+        // (Adopting them leaves little garbage: the worker built them. No collection is asked.)
+        if (doc.building) doc.ready().then(() => recountKey(key, doc, false));
         // A conversion leaves its garbage (and evicted pages theirs): give it back.
         reclaimMemory(pageCache().bytes);
         return doc;
       })
-      .finally(() => flights.delete(flightKey));
+      .finally(() => {
+        if (flights.get(flightKey) === started) flights.delete(flightKey);
+      });
     // When every waiter has gone, nobody awaits the load: its failure must not go unhandled.
     promise.catch(() => {});
-    flight = { promise, controller, waiting: 0 };
+    const started: Flight = { promise, controller, waiting: 0 };
+    flight = started;
     flights.set(flightKey, flight);
   }
   const doc = await wait(flight, options.signal);
+  // The request that started the load answers at once; those that joined it wait for the indexes.
+  if (joined) await doc.ready(options.signal);
   return { doc, cached: false };
 }
 
@@ -189,12 +202,15 @@ export function sourceName(url: string): string {
 
 /** Re-stores a document whose size grew (slices or index built), so the cache counts it. */
 export function recount(url: string, doc: Document, fullPage = false): void {
-  const key = cacheKey(url, fullPage);
+  recountKey(cacheKey(url, fullPage), doc);
+}
+
+function recountKey(key: PageKey, doc: Document, reclaim = true): void {
   // Only the Document stored under the key: a rendered one (cached apart) must not replace it.
   if (pageCache().has(key) && pageCache().get(key) === doc) {
     const before = pageCache().bytes;
     pageCache().set(key, doc);
     // Building an index leaves garbage too (a question on a built index does not).
-    if (pageCache().bytes !== before) reclaimMemory(pageCache().bytes);
+    if (reclaim && pageCache().bytes !== before) reclaimMemory(pageCache().bytes);
   }
 }

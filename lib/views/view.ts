@@ -141,8 +141,8 @@ function outlineEntries(doc: Document, first: number, size: number): OutlineEntr
       title: s.title,
       level: s.level,
       parent: s.parent,
-      tokens: estimateTokens(doc.markdown.slice(s.start, s.end)),
-      subtree_tokens: estimateTokens(doc.markdown.slice(s.start, s.subtreeEnd)),
+      tokens: doc.sectionTokens(s.index),
+      subtree_tokens: doc.sectionTokens(s.index, true),
       path,
       header_only: s.headerOnly,
     };
