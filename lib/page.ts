@@ -273,6 +273,8 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
     maxBytes: options.maxBytes ?? pageMaxBytes(),
     signal: options.signal,
     fullPage,
+    // The Page's search and answers are synchronous: take the worker's indexes first.
+    needsIndex: true,
   });
   return wrap(doc, withoutFragment(page), fullPage);
 }

@@ -59,6 +59,7 @@ import {
   unknownParameter,
   type ViewKind,
   VIEWS,
+  viewUsesIndex,
 } from "../views/request.ts";
 import { outline, view, type ViewResult } from "../views/view.ts";
 import { VERSION } from "../version.ts";
@@ -620,6 +621,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
       signal,
       fullPage: req.fullPage,
       onStage,
+      needsIndex: viewUsesIndex(req.view),
     });
   }
 

@@ -114,8 +114,9 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   const hit = pageCache().get(key);
   if (hit) {
     options.onStage?.("cached");
-    // Its indexes may still be coming from the worker that converted it: wait, never build twice.
-    await hit.ready(options.signal);
+    // Its indexes may still be coming from the worker that converted it: a view that reads
+    // them waits, rather than build them a second time on this thread.
+    if (options.needsIndex !== false) await hit.ready(options.signal);
     return { doc: hit, cached: true };
   }
   // The second level: another replica may have loaded it.
@@ -158,8 +159,12 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
     flights.set(flightKey, flight);
   }
   const doc = await wait(flight, options.signal);
-  // The request that started the load answers at once; those that joined it wait for the indexes.
-  if (joined) await doc.ready(options.signal);
+  // A view that reads the indexes waits for the worker's build (even on the load it started);
+  // an outline or a section answers at once. Unset: the request that started the load answers
+  // at once, those that joined it wait.
+  if (options.needsIndex === true || (joined && options.needsIndex !== false)) {
+    await doc.ready(options.signal);
+  }
   return { doc, cached: false };
 }
 

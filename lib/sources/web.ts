@@ -31,6 +31,13 @@ export interface LoadOptions {
   fullPage?: boolean;
   /** Called as each stage of the load begins (progress for streaming callers). */
   onStage?: (stage: LoadStage) => void;
+  /**
+   * Whether the call's view reads the page's indexes (slices, search, a
+   * question): `true` waits for indexes being built in the background, even
+   * on the load this call started; `false` (an outline, a section, the whole
+   * page) never waits for them; unset waits unless this call started the load.
+   */
+  needsIndex?: boolean;
 }
 
 /** Fetches `url` and converts it. */

@@ -91,10 +91,11 @@ export async function loadPage(
   ctx: ToolContext,
   fullPage: boolean,
   hints: HintContext,
+  needsIndex = false,
 ): Promise<Loaded> {
   const maxBytes = pageLimitBytes(maxPageMb);
   try {
-    return await load(url.page, { maxBytes, signal: ctx.signal, fullPage });
+    return await load(url.page, { maxBytes, signal: ctx.signal, fullPage, needsIndex });
   } catch (error) {
     if (error instanceof Error && error.name === "ContentError") {
       throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);

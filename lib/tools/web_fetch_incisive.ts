@@ -37,6 +37,7 @@ import {
   MAX_MAX_TOKENS,
   type PageRequest,
   pageRequestSchema,
+  viewUsesIndex,
 } from "../views/request.ts";
 import { view, type ViewResult } from "../views/view.ts";
 import { tokenizerReady } from "../content/tokens.ts";
@@ -136,7 +137,7 @@ export async function runIncisive(
   const notForBrowser = outcome && "what" in outcome ? outcome.what : undefined;
   // One cap for every view: the page a section or a question can read, the whole view reads too.
   const loaded = rendered ??
-    await loadPage(load, url, args.max_page_mb, ctx, fullPage, hints);
+    await loadPage(load, url, args.max_page_mb, ctx, fullPage, hints, viewUsesIndex(probe));
   const { cached } = loaded;
   // A fragment the source reads itself (GitHub's #L10-L20) selects its view of the cached page.
   // (Only for the whole-view answer: the other views re-store the Document they index.)

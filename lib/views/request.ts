@@ -448,6 +448,16 @@ function list<T>(value: T | T[] | undefined): T[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/**
+ * Whether a view reads the page's indexes (its slices, the search index or
+ * the question index), which a large page's worker builds after its first
+ * answer: such a view waits for them; an outline, a section or the whole
+ * page does not.
+ */
+export function viewUsesIndex(kind: ViewChoice["kind"]): boolean {
+  return kind === "query" || kind === "search" || kind === "slices";
+}
+
 /** What {@link chooseView} decided, with warnings for what it set aside. */
 export interface ChosenView {
   /** The view. */

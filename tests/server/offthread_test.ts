@@ -210,6 +210,34 @@ Deno.test("questions on a page still converting wait for the indexes its worker 
   }
 });
 
+Deno.test("a question that starts the load waits for its worker's indexes: none built here", async () => {
+  const { server, indexBuilds, closeWorkers } = await inProcess();
+  const reference = await connect(false);
+  try {
+    for (
+      const [id, args] of [["first-question", { query: QUESTION }], ["first-search", {
+        search: SEARCH,
+      }]] as const
+    ) {
+      const url = `${upstream.url}/page?id=${id}`;
+      const before = { ...indexBuilds };
+      // Nothing else asks for this page: the question's own load converts it in a worker.
+      const first = await server.callTool("web_fetch_incisive", { url, ...args }) as Called;
+      assert.ok(!first.isError, unfenced(first));
+      assert.deepEqual(indexBuilds, before, `${id}: an index was built on the main thread`);
+      const expected = await reference.callTool({
+        name: "web_fetch_incisive",
+        arguments: { url, ...args },
+      }, { timeout: 120_000 }) as Called;
+      assert.equal(unfenced(first), unfenced(expected));
+    }
+  } finally {
+    await reference.close();
+    await server.close();
+    closeWorkers();
+  }
+});
+
 Deno.test("a conversion cancelled in its worker leaves no index behind", async () => {
   const { server, indexBuilds, closeWorkers } = await inProcess();
   const reference = await connect(false);
