@@ -8,7 +8,11 @@
  *
  * - **Pool**: one worker per core beyond the main thread's (at least one),
  *   started on the first large page; a worker idle for {@link IDLE_MS} is
- *   ended, so an idle server holds no worker.
+ *   ended, so an idle server holds no worker. A Deno worker keeps its
+ *   process alive and cannot be unref'd, so outside a server (the library,
+ *   the CLI) an idle worker ends after {@link BRIEF_IDLE_MS}: a script that
+ *   read a large page exits then, not half a minute later. A server asks for
+ *   the longer wait with {@link keepWorkersWarm}.
  * - **Queue and memory bound**: at most one page per worker converts at a
  *   time (a page's DOM costs several times its HTML, so this bounds the
  *   conversion memory to the pool size times the largest page); further
@@ -52,8 +56,17 @@ export const ID_SEPARATOR = "\0";
 /** Pages at least this many characters long convert in a worker. */
 export const WORKER_MIN_CHARS = 512 * 1024;
 
-/** A worker idle this long is ended. */
+/** A server's worker idle this long is ended. */
 export const IDLE_MS = 30_000;
+/** Outside a server, a worker idle this long is ended (so the process can exit). */
+export const BRIEF_IDLE_MS = 500;
+
+let idleMs = BRIEF_IDLE_MS;
+
+/** Keeps idle workers for {@link IDLE_MS}: called by a server, which stays up anyway. */
+export function keepWorkersWarm(): void {
+  idleMs = IDLE_MS;
+}
 
 /**
  * Longest a worker builds a page's indexes after its answer: past it, the
@@ -244,7 +257,7 @@ function release(slot: Slot): void {
     next.start(slot);
     return;
   }
-  const idle = setTimeout(() => drop(slot), IDLE_MS);
+  const idle = setTimeout(() => drop(slot), idleMs);
   Deno.unrefTimer(idle);
   slot.idle = idle;
 }

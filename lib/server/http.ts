@@ -35,6 +35,7 @@ import { rememberPeer } from "./inflight.ts";
 import { type RestApi, restPath, TOKEN_FREE_PATHS } from "./rest.ts";
 import { webPath, webResponse } from "./web.ts";
 import { type ConnectionLimits, guardConnections, peerOfInner } from "./connections.ts";
+import { serving } from "./workers.ts";
 
 /** Settings of {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -305,6 +306,7 @@ export function tokenBits(token: string): number {
 
 /** Starts serving; refuses a non-loopback bind without a strong token. */
 export function serveHttp(options: HttpServeOptions): HttpServerHandle {
+  serving();
   if (!isLoopback(options.host) && options.token === undefined && options.oauth === undefined) {
     throw new Error(
       `binding ${options.host} exposes the server beyond this machine; set PARKOUR_HTTP_TOKEN to require a bearer token (${TOKEN_ADVICE}), or PARKOUR_AUTH_ISSUER and PARKOUR_AUTH_RESOURCE for OAuth access tokens`,

@@ -38,6 +38,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { log } from "../log.ts";
+import { serving } from "./workers.ts";
 import {
   encodeHeaderValue,
   type ErrorReply,
@@ -234,6 +235,7 @@ async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<st
 
 /** Serves MCP on stdio until the input ends and in-flight work settles. */
 export async function serveStdio(options: StdioOptions): Promise<void> {
+  serving();
   const max = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const rawWrite = options.write ?? stdoutWriter();
   // One write at a time, so lines never interleave.

@@ -1,0 +1,55 @@
+/**
+ * A script that uses the library on a large page ends when its work ends.
+ * Large pages convert in a worker (lib/content/worker_pool.ts), and a Deno
+ * worker keeps its process alive; a server keeps idle workers for half a
+ * minute, but a library script must not wait that long to exit.
+ *
+ * The script runs with read access to the checkout (which lets workers
+ * load), reads the outline of a made-up page over 512 KiB from a local
+ * upstream with `fetchPage`, prints whether a worker converted it, and
+ * returns from its module. The test bounds the wait at 15 s (a server's
+ * idle worker lives 30 s).
+ */
+import assert from "node:assert/strict";
+import { largeHtml, Upstream } from "./support/clients.ts";
+import { childEnv, ROOT_DIR } from "./support/process.ts";
+
+Deno.test("library: a script that read a large page exits when it is done", async () => {
+  const html = largeHtml(6_000);
+  assert.ok(html.length > 600 * 1024, `the page is ${html.length} characters: too small`);
+  const upstream = new Upstream(html);
+  const dir = await Deno.makeTempDir();
+  const script = `${dir}/read.ts`;
+  await Deno.writeTextFile(
+    script,
+    [
+      `import { fetchPage } from ${JSON.stringify(`${ROOT_DIR}/mod.ts`)};`,
+      `import { workersUsable } from ${JSON.stringify(`${ROOT_DIR}/lib/content/worker_pool.ts`)};`,
+      `const page = await fetchPage(${JSON.stringify(`${upstream.url}/page?id=exit`)});`,
+      `console.log(JSON.stringify({ sections: page.outline().length, workers: workersUsable() }));`,
+    ].join("\n"),
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", `--config=${ROOT_DIR}/deno.json`, "-A", script],
+    cwd: ROOT_DIR,
+    env: childEnv({ MCP_ALLOW_PRIVATE_IPS: "1" }),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const bound = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  try {
+    const out = await child.output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.notEqual(out.signal, "SIGKILL", `the script was still running after 15 s\n${stderr}`);
+    assert.equal(out.code, 0, stderr);
+    const result = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+    assert.equal(result.workers, true, "the page must convert in a worker for this test");
+    assert.ok(result.sections > 100, `outline of ${result.sections} sections`);
+  } finally {
+    clearTimeout(bound);
+    await upstream.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
