@@ -20,6 +20,8 @@ import { largeHtml, Upstream } from "../support/clients.ts";
 import { childEnv, launch, MAIN, ROOT_DIR, startFlags } from "../support/process.ts";
 
 const ENV = { MCP_ALLOW_PRIVATE_IPS: "1" };
+/** Set in the child `deno test` that runs the in-process tests (see below). */
+const CHILD = Deno.env.get("PARKOUR_OFFTHREAD_CHILD") === "1";
 /**
  * The start task reads `.` (the checkout, when started from it), which lets
  * workers load; started from another folder it cannot read its modules, and
@@ -116,7 +118,10 @@ async function answers(client: Client, url: string): Promise<string[]> {
   return out;
 }
 
-Deno.test("a page converted in a worker answers every view as one converted in-thread", async () => {
+Deno.test({
+  name: "a page converted in a worker answers every view as one converted in-thread",
+  ignore: CHILD,
+}, async () => {
   const inWorker = await connect(true);
   const inThread = await connect(false);
   try {
@@ -135,7 +140,10 @@ Deno.test("a page converted in a worker answers every view as one converted in-t
   }
 });
 
-Deno.test("the CLI's outline tree counts the same tokens with and without workers", async () => {
+Deno.test({
+  name: "the CLI's outline tree counts the same tokens with and without workers",
+  ignore: CHILD,
+}, async () => {
   const url = `${upstream.url}/page?id=cli`;
   const args = ["sections", url, "--slice", "1", "--format", "text"];
   const withWorkers = await cli(args, true);
@@ -158,6 +166,33 @@ function unfenced(result: Called): string {
 const QUESTION = "what happens when the parser sees start tag 2 in 41.3?";
 const SEARCH = "reconstruction formatting algo_33_4_1";
 
+/**
+ * The tests below read the main thread's index counter, so they run the
+ * library's server in the test's own process. `deno test --parallel` runs
+ * files in one process, whose environment other files change (they set
+ * `PARKOUR_REPLAY_DIR`, which would make this server replay recordings), so
+ * these tests run in a child `deno test` of this file with a clean
+ * environment, and the suite's process runs only that child.
+ */
+
+Deno.test({
+  name: "in-process tests (below), in a process of their own with a clean environment",
+  ignore: CHILD,
+}, async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "--no-prompt", "--allow-all", new URL(import.meta.url).pathname],
+    cwd: ROOT_DIR,
+    env: childEnv({ PARKOUR_OFFTHREAD_CHILD: "1" }),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, text);
+  assert.match(text, /ok \| 4 passed \| 0 failed \| 3 ignored/, text);
+});
+
 /** The in-process server (the library's `createServer`): its main thread is this one. */
 async function inProcess() {
   Deno.env.set("MCP_ALLOW_PRIVATE_IPS", "1");
@@ -167,7 +202,11 @@ async function inProcess() {
   return { server: createServer(), indexBuilds, closeWorkers };
 }
 
-Deno.test("questions on a page still converting wait for the indexes its worker builds: none built here", async () => {
+Deno.test({
+  name:
+    "questions on a page still converting wait for the indexes its worker builds: none built here",
+  ignore: !CHILD,
+}, async () => {
   const { server, indexBuilds, closeWorkers } = await inProcess();
   const reference = await connect(false);
   try {
@@ -210,7 +249,10 @@ Deno.test("questions on a page still converting wait for the indexes its worker 
   }
 });
 
-Deno.test("a question that starts the load waits for its worker's indexes: none built here", async () => {
+Deno.test({
+  name: "a question that starts the load waits for its worker's indexes: none built here",
+  ignore: !CHILD,
+}, async () => {
   const { server, indexBuilds, closeWorkers } = await inProcess();
   const reference = await connect(false);
   try {
@@ -238,45 +280,53 @@ Deno.test("a question that starts the load waits for its worker's indexes: none 
   }
 });
 
-Deno.test("a conversion cancelled in its worker leaves no index behind", async () => {
-  const { server, indexBuilds, closeWorkers } = await inProcess();
-  const reference = await connect(false);
-  const big = new Upstream(largeHtml(12_000));
-  try {
-    const url = `${big.url}/page?id=cancelled`;
-    const abort = new AbortController();
-    const cancelled = server.callTool("web_fetch_sections", { url }, { signal: abort.signal });
-    cancelled.catch(() => {});
-    while (big.record("cancelled").finishedAt === undefined) {
-      await new Promise((r) => setTimeout(r, 20));
+Deno.test(
+  { name: "a conversion cancelled in its worker leaves no index behind", ignore: !CHILD },
+  async () => {
+    const { server, indexBuilds, closeWorkers } = await inProcess();
+    const reference = await connect(false);
+    const big = new Upstream(largeHtml(12_000));
+    try {
+      const url = `${big.url}/page?id=cancelled`;
+      const abort = new AbortController();
+      const cancelled = server.callTool("web_fetch_sections", { url }, { signal: abort.signal });
+      cancelled.catch(() => {});
+      const until = Date.now() + 60_000;
+      while (big.record("cancelled").finishedAt === undefined) {
+        assert.ok(Date.now() < until, "the page was never fetched from the local upstream");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      abort.abort();
+      // The call fails (in-process, as an error answer); what matters is what it leaves behind.
+      const outcome = await cancelled.then((r) => r as Called, (e) => e as Error);
+      assert.ok(outcome instanceof Error || outcome.isError, JSON.stringify(outcome).slice(0, 300));
+      const before = { ...indexBuilds };
+      const outline = await server.callTool("web_fetch_sections", { url }) as Called;
+      assert.ok(!outline.isError, unfenced(outline));
+      assert.equal(big.record("cancelled").hits, 2, "the cancelled conversion was kept");
+      const question = "what does paragraph 7001 say about item 7001?";
+      const answer = await server.callTool("web_fetch_incisive", {
+        url,
+        query: question,
+      }) as Called;
+      assert.deepEqual(indexBuilds, before, "an index was built on the main thread");
+      const expected = await reference.callTool({
+        name: "web_fetch_incisive",
+        arguments: { url, query: question },
+      }, { timeout: 120_000 }) as Called;
+      assert.equal(
+        unfenced(answer).replace(/^cached: .*\n/m, ""),
+        unfenced(expected).replace(/^cached: .*\n/m, ""),
+      );
+      assert.match(unfenced(answer), /Paragraph 7001/);
+    } finally {
+      await reference.close();
+      await server.close();
+      closeWorkers();
+      await big.close();
     }
-    abort.abort();
-    // The call fails (in-process, as an error answer); what matters is what it leaves behind.
-    const outcome = await cancelled.then((r) => r as Called, (e) => e as Error);
-    assert.ok(outcome instanceof Error || outcome.isError, JSON.stringify(outcome).slice(0, 300));
-    const before = { ...indexBuilds };
-    const outline = await server.callTool("web_fetch_sections", { url }) as Called;
-    assert.ok(!outline.isError, unfenced(outline));
-    assert.equal(big.record("cancelled").hits, 2, "the cancelled conversion was kept");
-    const question = "what does paragraph 7001 say about item 7001?";
-    const answer = await server.callTool("web_fetch_incisive", { url, query: question }) as Called;
-    assert.deepEqual(indexBuilds, before, "an index was built on the main thread");
-    const expected = await reference.callTool({
-      name: "web_fetch_incisive",
-      arguments: { url, query: question },
-    }, { timeout: 120_000 }) as Called;
-    assert.equal(
-      unfenced(answer).replace(/^cached: .*\n/m, ""),
-      unfenced(expected).replace(/^cached: .*\n/m, ""),
-    );
-    assert.match(unfenced(answer), /Paragraph 7001/);
-  } finally {
-    await reference.close();
-    await server.close();
-    closeWorkers();
-    await big.close();
-  }
-});
+  },
+);
 
 Deno.test({
   name: "offthread: teardown",

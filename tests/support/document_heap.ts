@@ -58,7 +58,7 @@ const kept: unknown[] = [];
 for (const arg of Deno.args) {
   const html = await source(arg);
   // Small pages are measured as the mean of several copies, above the heap's noise.
-  const copies = html.length < 200_000 ? 8 : 2;
+  const copies = html.length < 50_000 ? 32 : html.length < 200_000 ? 8 : 2;
   // Each copy from its own flat source string, as each fetch is; the sources are dropped
   // before the second reading, so a Document that still points into its source is charged it.
   const sources = Array.from({ length: copies }, (_, i) => html + " ".repeat(i + 1));
