@@ -67,12 +67,15 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
 };
 
+/** The page commands' argument. */
+const PAGE_TARGET = {
+  name: "<url|file>",
+  help: "an http(s) URL, a bare host (example.org), or a saved page",
+};
+
 COMMANDS.fetch = {
   summary: "read a page (or a local file): the page, a section, search hits, slices or an answer",
-  positional: {
-    name: "<url|file>",
-    help: "an http(s) URL, a bare host (example.org), or a saved page",
-  },
+  positional: PAGE_TARGET,
   flags: async () => (await import("./page_flags.ts")).FETCH_FLAGS,
   run: async (flags, _options, target) =>
     (await import("./page.ts")).runPageCommand("fetch", flags, target!),
@@ -80,10 +83,7 @@ COMMANDS.fetch = {
 
 COMMANDS.sections = {
   summary: "show a page's outline: its headings with the address --section accepts",
-  positional: {
-    name: "<url|file>",
-    help: "an http(s) URL, a bare host (example.org), or a saved page",
-  },
+  positional: PAGE_TARGET,
   flags: async () => (await import("./page_flags.ts")).SECTIONS_FLAGS,
   run: async (flags, _options, target) =>
     (await import("./page.ts")).runPageCommand("sections", flags, target!),

@@ -31,7 +31,8 @@
 import { sharedStore } from "../net/shared.ts";
 import { shelfHealth } from "../shelf/mod.ts";
 import { z } from "zod";
-import { ConfigError, pageLimitBytes } from "../config.ts";
+import { ConfigError } from "../config.ts";
+import { type Loader, loadWithinLimit, PageTooLarge } from "../views/limit.ts";
 import type { Document } from "../content/document.ts";
 import { htmlToText } from "../content/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
@@ -51,7 +52,6 @@ import {
   OUTLINE_WINDOW,
   PAGE_FIELDS,
   type PageRequest,
-  pageTooLarge,
   param,
   parseWith,
   RequestError,
@@ -97,8 +97,7 @@ export const SECTIONS_FORMATS = ["md", "json"] as const;
 /** The views of `/api`; at most one per request. */
 export { VIEWS };
 
-/** Loads a page: the Document for a URL, given the request's cap. */
-export type Loader = (url: string, options: LoadOptions) => Promise<Loaded>;
+export type { Loader };
 
 /** Settings of {@link createRestApi}. */
 export interface RestOptions {
@@ -635,17 +634,11 @@ export function createRestApi(options: RestOptions = {}): RestApi {
     maxPageMb: number | undefined,
     options: Omit<LoadOptions, "maxBytes">,
   ): Promise<Loaded> {
-    const maxBytes = pageLimitBytes(maxPageMb);
     try {
-      return await load(url.page, { ...options, maxBytes });
+      return await loadWithinLimit(load, url.page, maxPageMb, options);
     } catch (error) {
-      if (error instanceof NetError && error.kind === "too_large" && error.limit === maxBytes) {
-        const advice = pageTooLarge(maxBytes, error.size, maxPageMb !== undefined);
-        throw new ApiError(
-          502,
-          error.kind,
-          `${error.message}; ${renderMessage(advice, restHints(url))}`,
-        );
+      if (error instanceof PageTooLarge) {
+        throw new ApiError(502, error.refusal.kind, error.render(restHints(url)));
       }
       throw error;
     }

@@ -5,8 +5,6 @@
  *
  * @module
  */
-import { pageLimitBytes } from "../config.ts";
-import { NetError } from "../net/errors.ts";
 import type { Document } from "../content/document.ts";
 import type { QueryExtraction } from "../content/query_extract.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
@@ -16,7 +14,7 @@ import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import { loadDocument, type Loaded } from "../sources/router.ts";
 import { type HintContext, renderMessage } from "../hint.ts";
-import { pageTooLarge } from "../views/request.ts";
+import { type Loader, loadWithinLimit, PageTooLarge } from "../views/limit.ts";
 import {
   CONTENT_KINDS,
   DROPPED_NOTE_SHARE,
@@ -25,7 +23,6 @@ import {
   pageUrl,
 } from "../views/page.ts";
 import { shellHint } from "../views/view.ts";
-import type { LoadOptions } from "../sources/web.ts";
 import type { ToolContext } from "./registry.ts";
 
 registerTip(
@@ -41,8 +38,7 @@ export const READS_THE_WEB = {
   openWorldHint: true,
 } as const;
 
-/** Loads a page: the Document for a URL, given the request's cap. */
-export type Loader = (url: string, options: LoadOptions) => Promise<Loaded>;
+export type { Loader };
 
 /** The loader of the MCP tools: cache, first-party sources, then the web. */
 export const webLoader: Loader = loadDocument;
@@ -93,18 +89,18 @@ export async function loadPage(
   hints: HintContext,
   needsIndex = false,
 ): Promise<Loaded> {
-  const maxBytes = pageLimitBytes(maxPageMb);
   try {
-    return await load(url.page, { maxBytes, signal: ctx.signal, fullPage, needsIndex });
+    return await loadWithinLimit(load, url.page, maxPageMb, {
+      signal: ctx.signal,
+      fullPage,
+      needsIndex,
+    });
   } catch (error) {
     if (error instanceof Error && error.name === "ContentError") {
       throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
     }
     // Over the call's page limit: say what to ask for, or which setting raises it.
-    if (error instanceof NetError && error.kind === "too_large" && error.limit === maxBytes) {
-      const advice = pageTooLarge(maxBytes, error.size, maxPageMb !== undefined);
-      throw new ToolError(`${error.message}; ${renderMessage(advice, hints)}`);
-    }
+    if (error instanceof PageTooLarge) throw new ToolError(error.render(hints));
     throw error;
   }
 }
