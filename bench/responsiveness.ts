@@ -1,8 +1,7 @@
 /**
  * Responsiveness while a large page converts: a runnable script (not a
  * `deno bench` file), comparing the server with large pages converted on the
- * main thread (the baseline: what the shipped launch lines do, and what
- * every build did before the worker pool) with the same server converting
+ * main thread (the baseline: what every build did before the worker pool) with the same server converting
  * them in workers.
  *
  * ```sh
@@ -11,10 +10,9 @@
  *
  * It serves the WHATWG HTML standard (15.6 MB) and PEP 8 (122 KB) from the
  * shared real captures on a local upstream, starts `main.ts serve --http`
- * with the start task's flags (plus `--allow-read` of the checkout in the
- * worker mode, which is what lets workers load; the thread mode starts it
- * from a temporary folder, since the task's `--allow-read` includes `.`)
- * and drives it with the SDK
+ * with the start task's flags (which read the checkout, so workers load;
+ * the thread mode sets `PARKOUR_CONVERT_WORKERS=0`, which keeps every page
+ * on the main thread) and drives it with the SDK
  * v2 client in the 2025 era over HTTP. For each mode:
  *
  * 1. **idle**: `ping` round trips, and the outline (`web_fetch_sections`) of
@@ -130,10 +128,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<number> {
 }
 
 async function measure(mode: "thread" | "worker"): Promise<Figures> {
-  const flags = mode === "worker" ? [`--allow-read=${ROOT_DIR}`] : [];
-  // The start task reads `.`: started from the checkout, the server could load its workers.
-  Deno.chdir(mode === "worker" ? ROOT_DIR : Deno.makeTempDirSync());
-  const server = await HttpServerProcess.start(MAIN, [], { MCP_ALLOW_PRIVATE_IPS: "1" }, flags);
+  // The baseline converts every page on the main thread, as every build did before the pool.
+  const env = {
+    MCP_ALLOW_PRIVATE_IPS: "1",
+    ...(mode === "thread" ? { PARKOUR_CONVERT_WORKERS: "0" } : {}),
+  };
+  const server = await HttpServerProcess.start(MAIN, [], env, [`--allow-read=${ROOT_DIR}`]);
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   try {

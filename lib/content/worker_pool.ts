@@ -141,7 +141,17 @@ export function poolSize(): number {
   return Math.max(1, cores - 1);
 }
 
+/** Set to `0`, large pages convert on the main thread (for comparisons, or a one-core host). */
+export const WORKERS_VARIABLE = "PARKOUR_CONVERT_WORKERS";
+
 function why(): string | undefined {
+  let setting: string | undefined;
+  try {
+    setting = Deno.env.get(WORKERS_VARIABLE);
+  } catch {
+    // No permission to read the environment: the default holds.
+  }
+  if (setting === "0") return `${WORKERS_VARIABLE}=0`;
   if (WORKER_URL.protocol !== "file:") return `the program is loaded from ${WORKER_URL.origin}`;
   // Asked before anything is read, so no permission prompt can appear.
   const dir = decodeURIComponent(PROGRAM_DIR.pathname);

@@ -6,9 +6,9 @@
  * must read the same Document from them.
  *
  * Two servers over stdio (SDK v2 client) with the start task's flags, one
- * started from the checkout (it may read `.`, which lets its workers load,
- * see lib/content/worker_pool.ts), one from another folder (pages convert
- * on its main thread), read the same made-up
+ * converting large pages in workers (lib/content/worker_pool.ts), one with
+ * `PARKOUR_CONVERT_WORKERS=0` (pages convert on its main thread), read the
+ * same made-up
  * page of nested sections: outline windows, sections, a search, slices and
  * questions must answer alike. The CLI's outline tree (which prints each
  * section's tokens and its subtree's) is compared the same way.
@@ -22,12 +22,9 @@ import { childEnv, launch, MAIN, ROOT_DIR, startFlags } from "../support/process
 const ENV = { MCP_ALLOW_PRIVATE_IPS: "1" };
 /** Set in the child `deno test` that runs the in-process tests (see below). */
 const CHILD = Deno.env.get("PARKOUR_OFFTHREAD_CHILD") === "1";
-/**
- * The start task reads `.` (the checkout, when started from it), which lets
- * workers load; started from another folder it cannot read its modules, and
- * large pages convert on the main thread.
- */
-const cwd = (workers: boolean) => workers ? ROOT_DIR : Deno.makeTempDirSync();
+/** The environment of a server converting large pages in workers, or on its main thread. */
+const envOf = (workers: boolean) =>
+  childEnv(workers ? ENV : { ...ENV, PARKOUR_CONVERT_WORKERS: "0" });
 
 interface Called {
   content: { type: string; text?: string }[];
@@ -38,7 +35,7 @@ async function connect(workers: boolean): Promise<Client> {
   const { command, args } = launch(MAIN, [], [], startFlags());
   const client = new Client({ name: "offthread-test", version: "1" });
   await client.connect(
-    new StdioClientTransport({ command, args, env: childEnv(ENV), cwd: cwd(workers) }),
+    new StdioClientTransport({ command, args, env: envOf(workers), cwd: ROOT_DIR }),
   );
   return client;
 }
@@ -47,9 +44,9 @@ async function cli(args: string[], workers: boolean): Promise<{ code: number; st
   const { command, args: argv } = launch(MAIN, args, [], startFlags());
   const out = await new Deno.Command(command, {
     args: argv,
-    env: childEnv(ENV),
+    env: envOf(workers),
     clearEnv: true,
-    cwd: cwd(workers),
+    cwd: ROOT_DIR,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
