@@ -17,7 +17,8 @@
  * the budget: the cache bound plus a fixed overhead (the peak of converting
  * the largest page alone, idle RSS included, measured first in a fresh
  * process) plus the 96 MiB of garbage left to V8's own schedule
- * (lib/net/memory.ts). `--only NAME --copies N` reads one page under N URLs
+ * (lib/net/memory.ts). `PARKOUR_CONVERT_WORKERS=0` in its environment runs the
+ * server with every page converted on its main thread. `--only NAME --copies N` reads one page under N URLs
  * (`--only synthetic-4000k --copies 40 --cache-mb 256`: the issue's case).
  *
  * @module
@@ -78,6 +79,7 @@ async function startServer(): Promise<{ api: string; pid: number; child: Deno.Ch
       MCP_ALLOW_PRIVATE_IPS: "1",
       PARKOUR_CACHE_MB: String(cacheMb),
       PARKOUR_MAX_PAGE_MB: "64",
+      PARKOUR_CONVERT_WORKERS: Deno.env.get("PARKOUR_CONVERT_WORKERS") ?? "",
     })).filter(([, v]) => v !== ""),
   );
   const child = new Deno.Command(command, {

@@ -11,6 +11,7 @@
  * @module
  */
 import { unwatchCancel, watchCancel } from "./cancel.ts";
+import { collectNow } from "../net/memory.ts";
 import { ID_SEPARATOR } from "./worker_pool.ts";
 import { Document, type DocumentInit, sectionFeatures, tokensFromFeatures } from "./document.ts";
 import { convertHtml, type HtmlOptions } from "./pipeline.ts";
@@ -71,6 +72,19 @@ export type ConvertPart =
   | { id: number; part: "slices"; slices: Slice[] }
   | { id: number; part: "search"; search: SearchIndexParts }
   | { id: number; part: "indexes"; query?: QueryIndexParts };
+
+/** After a page's collection, what the worker's heap still holds (bytes, typed arrays included). */
+export interface WorkerHeap {
+  heldBytes: number;
+}
+
+/** Collects the last page's garbage, then says what the heap still holds. */
+function collectAndReport(): void {
+  collectNow().then(() => {
+    const usage = Deno.memoryUsage();
+    scope.postMessage({ heldBytes: usage.heapTotal + usage.external } satisfies WorkerHeap);
+  }).catch(() => {});
+}
 
 /**
  * The indexes of a converted page (its slices, its search index, its
@@ -149,6 +163,7 @@ scope.onmessage = (event) => {
   if (!converted) {
     const e = failure!;
     scope.postMessage({ id: job.id, ok: false, name: e.name, message: e.message } as ConvertReply);
+    collectAndReport();
     return;
   }
   const { init, anchorIds, ...rest } = converted;
@@ -183,6 +198,10 @@ scope.onmessage = (event) => {
     pause();
     scope.postMessage({ id: job.id, part: "indexes", query } as ConvertPart, built.queryTransfer);
   } else scope.postMessage({ id: job.id, part: "indexes" } as ConvertPart);
+  // The page's DOM and strings are garbage now, and V8 would keep the heap they grew (hundreds
+  // of MB for a 15 MB page) while the worker waits for the next page: give it back. The pause
+  // is this thread's own; a page sent meanwhile waits for it.
+  collectAndReport();
 };
 
 // Loaded: the pool may send jobs.

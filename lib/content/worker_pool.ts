@@ -44,6 +44,7 @@ import type {
   ConvertPart,
   ConvertReply,
   IndexParts,
+  WorkerHeap,
 } from "./convert_worker.ts";
 import type { HtmlOptions } from "./pipeline.ts";
 
@@ -58,6 +59,8 @@ export const WORKER_MIN_CHARS = 512 * 1024;
 
 /** A server's worker idle this long is ended. */
 export const IDLE_MS = 30_000;
+/** An idle worker whose heap still holds more than this after its collection is ended. */
+export const RETIRE_BYTES = 64 * 1024 * 1024;
 /** Outside a server, a worker idle this long is ended (so the process can exit). */
 export const BRIEF_IDLE_MS = 500;
 
@@ -186,9 +189,15 @@ function spawn(): Slot {
   const slot: Slot = { worker, ready: Promise.resolve(false) };
   slot.ready = new Promise<boolean>((resolve) => {
     worker.onmessage = (event: MessageEvent) => {
-      const data = event.data as ConvertReply | ConvertPart | { ready: true };
+      const data = event.data as ConvertReply | ConvertPart | WorkerHeap | { ready: true };
       if ("ready" in data) {
         resolve(true);
+        return;
+      }
+      // V8 keeps much of the heap a large page grew even after collecting it: an idle worker
+      // that still holds more than RETIRE_BYTES is ended (the next large page starts another).
+      if ("heldBytes" in data) {
+        if (!slot.job && data.heldBytes > RETIRE_BYTES) drop(slot);
         return;
       }
       const job = slot.job;

@@ -38,6 +38,19 @@ async function loadCollector(): Promise<(() => void) | null> {
 }
 
 /**
+ * Runs a full collection now, where the collector can be reached; resolves
+ * to whether one ran. For a thread whose garbage is all its own (a
+ * conversion worker after its page: it keeps nothing), where the pause
+ * holds up no one else.
+ */
+export async function collectNow(): Promise<boolean> {
+  collector ??= await loadCollector();
+  if (!collector) return false;
+  collector();
+  return true;
+}
+
+/**
  * Asks for a full collection when the heap exceeds `retainedBytes` (what the
  * caches hold), and what the last collection left, by more than
  * {@link RECLAIM_SLACK_BYTES}; resolves to whether
