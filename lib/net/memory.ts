@@ -25,6 +25,16 @@ let last = -Infinity;
 /** The heap just after the last collection: what it could not free is not garbage. */
 let floor = 0;
 
+/**
+ * What the heap holds: V8's heap, and the typed arrays' backing stores
+ * outside it (a Document's postings, a worker's transferred indexes), which
+ * a page cache counts as well.
+ */
+function held(used = false): number {
+  const usage = Deno.memoryUsage();
+  return (used ? usage.heapUsed : usage.heapTotal) + usage.external;
+}
+
 async function loadCollector(): Promise<(() => void) | null> {
   try {
     const v8 = await import("node:v8");
@@ -59,7 +69,7 @@ export async function collectNow(): Promise<boolean> {
  */
 export function reclaimMemory(retainedBytes: number): Promise<boolean> {
   if (scheduled || collector === null) return Promise.resolve(false);
-  if (Deno.memoryUsage().heapTotal <= Math.max(retainedBytes, floor) + RECLAIM_SLACK_BYTES) {
+  if (held() <= Math.max(retainedBytes, floor) + RECLAIM_SLACK_BYTES) {
     return Promise.resolve(false);
   }
   const wait = Math.max(0, last + RECLAIM_INTERVAL_MS - performance.now());
@@ -71,7 +81,7 @@ export function reclaimMemory(retainedBytes: number): Promise<boolean> {
         if (!collector) return resolve(false);
         collector();
         last = performance.now();
-        floor = Deno.memoryUsage().heapUsed;
+        floor = held(true);
         resolve(true);
       } finally {
         scheduled = false;

@@ -272,10 +272,18 @@ Deno.test("tools: a cancelled modern call stops its handler", async () => {
       jsonrpc: "2.0",
       id: "slow",
       method: "tools/call",
-      params: { name: "test_slow", arguments: { ms: 30000 }, _meta: meta },
+      params: {
+        name: "test_slow",
+        arguments: { ms: 30000 },
+        _meta: { ...meta, progressToken: "slow-progress" },
+      },
     });
-    // Wait until the handler runs (its first progress would need a token; poll tools/list).
-    await server.request({ id: "warm", method: "tools/list", params: { _meta: meta } });
+    // Wait until the handler runs: its first progress notification says so (the tools load
+    // after the first answer, so the call may wait for them before its handler starts).
+    await server.waitFor((m) =>
+      m.method === "notifications/progress" &&
+      (m.params as { progressToken?: unknown }).progressToken === "slow-progress"
+    );
     await server.send({
       jsonrpc: "2.0",
       method: "notifications/cancelled",
