@@ -36,6 +36,7 @@
  * @module
  */
 import { checkCancelled } from "./cancel.ts";
+import { TermCounts } from "./term_counts.ts";
 import { type Document, indexBuilds } from "./document.ts";
 import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./question.ts";
 import { grams, scanRanges } from "./words.ts";
@@ -384,34 +385,21 @@ export class QueryIndex {
     // making a string, and its stem is worked out once per distinct word (see stemIds).
     const terms = new StemIds();
     const postings: number[][] = [];
-    let counts = new Uint32Array(1024);
-    const touched: number[] = [];
-    let len = 0;
+    const counts = new TermCounts();
     const count = (id: number) => {
-      if (id === postings.length) {
-        postings.push([]);
-        if (id >= counts.length) {
-          const grown = new Uint32Array(counts.length * 2);
-          grown.set(counts);
-          counts = grown;
-        }
-      }
-      if (counts[id]++ === 0) touched.push(id);
-      len++;
+      if (id === postings.length) postings.push([]);
+      counts.add(id);
     };
+    let u = 0;
+    const post = (id: number, tf: number) => postings[id].push(u, tf);
     let total = 0;
-    for (let u = 0; u < n; u++) {
+    for (u = 0; u < n; u++) {
       if ((u & 255) === 0) checkCancelled();
       const unit = this.units[u];
-      len = 0;
       terms.scan(visibleText(md.slice(unit.start, unit.end)), count);
-      this.unitLength[u] = len;
-      total += len;
-      for (const id of touched) {
-        postings[id].push(u, counts[id]);
-        counts[id] = 0;
-      }
-      touched.length = 0;
+      this.unitLength[u] = counts.length;
+      total += counts.length;
+      counts.drain(post);
     }
     this.postings = new TermPostings(terms.stems, ...flatten(postings));
     this.avgUnit = n > 0 ? Math.max(1, total / n) : 1;

@@ -10,6 +10,7 @@
  * @module
  */
 import { checkCancelled } from "./cancel.ts";
+import { TermCounts } from "./term_counts.ts";
 import { parseQuery, type QueryNode } from "./query.ts";
 import { grams, hashTerm, scanRanges, words } from "./words.ts";
 import { pushedArrayBytes, stringBytes, typedArrayBytes, WORD } from "./heap.ts";
@@ -157,26 +158,23 @@ export class TermTable {
 function buildField(texts: readonly string[], boost: number): Field {
   const table = new TermTable();
   const postings: Posting[] = [];
-  let counts = new Uint32Array(1024);
-  const touched: number[] = [];
+  const terms = new TermCounts();
   const lengths = new Uint32Array(texts.length);
   let total = 0;
-  let length = 0;
   // Identical texts (a shared heading path) are counted once.
   const cache = new Map<string, { pairs: number[]; length: number }>();
   const count = (id: number) => {
-    if (id === postings.length) {
-      postings.push({ docs: [], tfs: [] });
-      if (id >= counts.length) {
-        const grown = new Uint32Array(counts.length * 2);
-        grown.set(counts);
-        counts = grown;
-      }
-    }
-    if (counts[id]++ === 0) touched.push(id);
-    length++;
+    if (id === postings.length) postings.push({ docs: [], tfs: [] });
+    terms.add(id);
   };
-  for (let doc = 0; doc < texts.length; doc++) {
+  let doc = 0;
+  let pairs: number[] = [];
+  const post = (id: number, tf: number) => {
+    postings[id].docs.push(doc);
+    postings[id].tfs.push(tf);
+    pairs.push(id, tf);
+  };
+  for (doc = 0; doc < texts.length; doc++) {
     if ((doc & 255) === 0) checkCancelled();
     const text = texts[doc];
     const cached = cache.get(text);
@@ -190,7 +188,6 @@ function buildField(texts: readonly string[], boost: number): Field {
       total += cached.length;
       continue;
     }
-    length = 0;
     scanRanges(
       text,
       (start, end, hash) => count(table.rangeId(text, start, end, hash)),
@@ -199,15 +196,9 @@ function buildField(texts: readonly string[], boost: number): Field {
         for (const g of grams(run)) count(table.id(g, true));
       },
     );
-    const pairs: number[] = [];
-    for (const id of touched) {
-      const tf = counts[id];
-      counts[id] = 0;
-      postings[id].docs.push(doc);
-      postings[id].tfs.push(tf);
-      pairs.push(id, tf);
-    }
-    touched.length = 0;
+    const length = terms.length;
+    pairs = [];
+    terms.drain(post);
     if (text.length < 400) cache.set(text, { pairs, length });
     lengths[doc] = length;
     total += length;
