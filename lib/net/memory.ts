@@ -61,10 +61,10 @@ export async function collectNow(): Promise<boolean> {
 }
 
 /**
- * Asks for a full collection when the heap exceeds `retainedBytes` (what the
- * caches hold), and what the last collection left, by more than
- * {@link RECLAIM_SLACK_BYTES}; resolves to whether
- * one ran. Runs after the current task (a timer), so an answer in flight is
+ * Asks for a full collection when the heap (typed arrays included) exceeds
+ * `retainedBytes` (what the caches hold), and what the last collection
+ * left, by more than {@link RECLAIM_SLACK_BYTES}; resolves to whether one
+ * ran. Runs after the current task (a timer), so an answer in flight is
  * sent first.
  */
 export function reclaimMemory(retainedBytes: number): Promise<boolean> {
@@ -77,9 +77,7 @@ export function reclaimMemory(retainedBytes: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(async () => {
       try {
-        collector ??= await loadCollector();
-        if (!collector) return resolve(false);
-        collector();
+        if (!await collectNow()) return resolve(false);
         last = performance.now();
         floor = held(true);
         resolve(true);
