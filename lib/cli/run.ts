@@ -370,20 +370,15 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     dropPrivileges();
   }
   if (!flags["--http"]) {
-    const [{ createMcpCore, loadServed }, { serveStdio }] = await Promise.all([
+    const [{ configuredTools, createMcpCore, loadServed }, { serveStdio }] = await Promise.all([
       import("../server/core.ts"),
       import("../server/stdio.ts"),
     ]);
     const core = createMcpCore({
       load: () =>
-        loadServed({
-          definitions,
-          profile: config.profile,
-          select: config.tools,
-          selectFrom: config.toolsFrom,
-          defaultOutput: config.defaultOutput,
-          prepare: shelfOpen ? undefined : openShelf,
-        }),
+        loadServed(
+          configuredTools(config, definitions, { prepare: shelfOpen ? undefined : openShelf }),
+        ),
     });
     // A tool selection is checked before serving: a bad one fails at start, with exit code 2.
     if (config.tools !== undefined) await core.served();

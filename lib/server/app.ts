@@ -13,7 +13,7 @@ import type { TipLedger } from "../envelope/tips.ts";
 import { log } from "../log.ts";
 import { type ToolDefinition, ToolRegistry } from "../tools/registry.ts";
 import { OAuthResource } from "./auth.ts";
-import { createMcpCore, loadServed, type McpCore } from "./core.ts";
+import { configuredTools, createMcpCore, loadServed, type McpCore } from "./core.ts";
 import { type HttpServerHandle, serveHttp } from "./http.ts";
 import { cancellable } from "./inflight.ts";
 import { registerServed } from "./mcp.ts";
@@ -60,13 +60,9 @@ export function createApp(options: AppOptions): App {
     const definitions = options.tools;
     core = createMcpCore({
       load: async () => {
-        const served = await loadServed({
-          definitions,
-          profile: config.profile,
-          ...selection,
-          defaultOutput: config.defaultOutput,
-          tips: options.tips,
-        });
+        const served = await loadServed(
+          configuredTools(config, definitions, { tips: options.tips }),
+        );
         registry = served.registry;
         return served;
       },

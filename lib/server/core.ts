@@ -20,7 +20,7 @@ import {
   type McpRequestContext,
   type McpServer,
 } from "@modelcontextprotocol/server";
-import type { OutputFormat, Profile } from "../config.ts";
+import type { Config, OutputFormat, Profile } from "../config.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { log } from "../log.ts";
 import type { ToolDefinition, ToolRegistry } from "../tools/registry.ts";
@@ -136,6 +136,22 @@ export interface ServedSettings {
   tips?: TipLedger;
   /** Runs before the registry is built (opens what the tools use, such as the shelf). */
   prepare?: () => Promise<void>;
+}
+
+/** The settings of {@link loadServed} that a configuration gives (profile, selection, output). */
+export function configuredTools(
+  config: Config,
+  definitions: ServedSettings["definitions"],
+  extra: Pick<ServedSettings, "tips" | "prepare"> = {},
+): ServedSettings {
+  return {
+    definitions,
+    profile: config.profile,
+    select: config.tools,
+    selectFrom: config.toolsFrom,
+    defaultOutput: config.defaultOutput,
+    ...extra,
+  };
 }
 
 /** Imports the tools and the code that serves them: a `load` for {@link createMcpCore}. */
