@@ -37,6 +37,7 @@
  * @module
  */
 import { raiseCancel } from "./cancel.ts";
+import { env } from "../config.ts";
 import { log } from "../log.ts";
 import type {
   Converted,
@@ -148,13 +149,7 @@ export function poolSize(): number {
 export const WORKERS_VARIABLE = "PARKOUR_CONVERT_WORKERS";
 
 function why(): string | undefined {
-  let setting: string | undefined;
-  try {
-    setting = Deno.env.get(WORKERS_VARIABLE);
-  } catch {
-    // No permission to read the environment: the default holds.
-  }
-  if (setting === "0") return `${WORKERS_VARIABLE}=0`;
+  if (env(WORKERS_VARIABLE) === "0") return `${WORKERS_VARIABLE}=0`;
   if (WORKER_URL.protocol !== "file:") return `the program is loaded from ${WORKER_URL.origin}`;
   // Asked before anything is read, so no permission prompt can appear.
   const dir = decodeURIComponent(PROGRAM_DIR.pathname);
