@@ -10,6 +10,7 @@
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import type { Message } from "../hint.ts";
 import type { CitationInput } from "../shelf/record.ts";
+import { abortable } from "../abort.ts";
 import { SearchIndex } from "./search.ts";
 import { estimateTokens, FEATURE_COUNT, tokenFeatures, weighFeatures } from "./tokens.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
@@ -281,18 +282,7 @@ export class Document {
    * or a question waits here rather than build them a second time.
    */
   ready(signal?: AbortSignal): Promise<void> {
-    const building = this.#building;
-    if (!building) return Promise.resolve();
-    if (!signal) return building;
-    signal.throwIfAborted();
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      building.then(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      });
-    });
+    return this.#building ? abortable(this.#building, signal) : Promise.resolve();
   }
 
   /** Whether a background build of the indexes is under way. */

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { abortable } from "../abort.ts";
 import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
@@ -179,19 +180,9 @@ const flights = new Map<string, Flight>();
 /** Waits for a shared load; the load is cancelled only when every waiter has gone. */
 async function wait(flight: Flight, signal?: AbortSignal): Promise<Document> {
   flight.waiting++;
-  let onAbort: (() => void) | undefined;
   try {
-    if (!signal) return await flight.promise;
-    signal.throwIfAborted();
-    return await Promise.race([
-      flight.promise,
-      new Promise<never>((_, reject) => {
-        onAbort = () => reject(signal.reason);
-        signal.addEventListener("abort", onAbort, { once: true });
-      }),
-    ]);
+    return await abortable(flight.promise, signal);
   } finally {
-    if (onAbort) signal!.removeEventListener("abort", onAbort);
     flight.waiting--;
     if (flight.waiting === 0 && signal?.aborted) flight.controller.abort(signal.reason);
   }
