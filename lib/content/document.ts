@@ -11,6 +11,7 @@ import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import type { Message } from "../hint.ts";
 import type { CitationInput } from "../shelf/record.ts";
 import { abortable } from "../abort.ts";
+import { freeArrays } from "../net/memory.ts";
 import { SearchIndex } from "./search.ts";
 import { estimateTokens, FEATURE_COUNT, tokenFeatures, weighFeatures } from "./tokens.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
@@ -31,6 +32,8 @@ import {
 export interface Sized {
   /** Approximate bytes held. */
   approxBytes(): number;
+  /** The typed arrays it owns, given back at once when its Document is released. */
+  arrays?(): Iterable<ArrayBufferView>;
 }
 
 /** What a Document was made from. */
@@ -260,6 +263,7 @@ export class Document {
    * were built here meanwhile.
    */
   adoptIndex(slices: Slice[], index: SearchIndex): void {
+    if (this.#released) return void freeArrays(index.arrays());
     if (this.#index) return;
     this.#slices = slices;
     this.#index = index;
@@ -369,6 +373,45 @@ export class Document {
   /** Whether {@link memo} has built `key`. */
   hasMemo(key: symbol): boolean {
     return this.#memos.has(key);
+  }
+
+  /**
+   * Keeps `value`, built elsewhere (a worker), as the {@link memo} of `key`
+   * unless one was built meanwhile, or the Document was released (its
+   * arrays are then freed).
+   */
+  adoptMemo(key: symbol, value: Sized): void {
+    if (this.#released) freeArrays(value.arrays?.() ?? []);
+    else if (!this.#memos.has(key)) this.#memos.set(key, value);
+  }
+
+  #released = false;
+
+  /** Whether {@link release} was called. */
+  get released(): boolean {
+    return this.#released;
+  }
+
+  /**
+   * Gives back at once the memory of the indexes' typed arrays (postings,
+   * term tables, token features), which V8 would otherwise hold until its
+   * next full collection: the page cache calls it when no entry holds the
+   * Document any more. The Document stays usable: what a later call reads is
+   * built again on first use. A Document whose indexes are being built in
+   * the background is left to the collector: a call may be waiting for them.
+   */
+  release(): void {
+    if (this.#released || this.building) return;
+    this.#released = true;
+    const arrays: (ArrayBufferView | undefined)[] = [this.#features, this.#counted];
+    if (this.#index) arrays.push(...this.#index.arrays());
+    for (const m of this.#memos.values()) arrays.push(...(m.arrays?.() ?? []));
+    this.#index = undefined;
+    this.#indexBytes = undefined;
+    this.#features = undefined;
+    this.#counted = undefined;
+    this.#memos.clear();
+    freeArrays(arrays);
   }
 
   /**

@@ -33,6 +33,7 @@ import {
 } from "./query_extract.ts";
 import { SearchIndex } from "./search.ts";
 import { currentProgress } from "../net/progress.ts";
+import { freeArrays } from "../net/memory.ts";
 
 /** Thrown for content that cannot become a Document. */
 export class ContentError extends Error {
@@ -379,6 +380,8 @@ async function adopt(converted: ConvertedFields, signal?: AbortSignal): Promise<
       if (!anchors.has(anchorIds[k])) anchors.set(anchorIds[k], anchorOffsets[k]);
     }
   }
+  // The offsets are in the Map now: their buffer (transferred from the worker) goes back at once.
+  freeArrays([anchorOffsets]);
   const doc = new Document({ ...converted.init, anchors }, {
     sections: converted.sections,
     tokens: converted.tokens,
@@ -413,5 +416,7 @@ async function adoptIndexes(doc: Document, coming: Promise<IndexParts | undefine
     unitsOf(parts.query, u, Math.min(n, u + UNITS_PER_TURN), units);
   }
   await nextTurn();
+  // The units are objects now: the columns they came in go back at once.
+  freeArrays([parts.query.unitInts, parts.query.unitCosts]);
   if (!hasQueryIndex(doc)) adoptQueryIndex(new QueryIndex(doc, { parts: parts.query, units }));
 }

@@ -216,6 +216,11 @@ export class TermPostings {
     return this.#start.length - 1;
   }
 
+  /** The typed arrays the postings own (for `freeArrays` once they are dropped). */
+  arrays(): ArrayBufferView[] {
+    return [...this.#table.arrays(), this.#start, this.#data];
+  }
+
   /** Heap bytes held. */
   approxBytes(): number {
     return this.#table.approxBytes() + typedArrayBytes(this.#start.byteLength) +
@@ -479,6 +484,12 @@ export class QueryIndex {
 
   #bytes?: number;
 
+  /** The typed arrays the index owns (for `freeArrays` once it is dropped). */
+  arrays(): ArrayBufferView[] {
+    const own = [this.unitLength, this.firstUnit, this.endUnit, this.sectionLength];
+    return [...own, ...this.postings.arrays()];
+  }
+
   /** Heap bytes held (see lib/content/heap.ts), counted once: the index does not change. */
   approxBytes(): number {
     return this.#bytes ??= this.#count();
@@ -645,7 +656,7 @@ const QUERY_INDEX = Symbol("query index");
  * of its Document, unless one was built meanwhile.
  */
 export function adoptQueryIndex(index: QueryIndex): void {
-  index.doc.memo(QUERY_INDEX, () => index);
+  index.doc.adoptMemo(QUERY_INDEX, index);
 }
 
 /** The index of `doc` (built on first use and kept with the Document). */

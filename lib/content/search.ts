@@ -85,6 +85,11 @@ export class TermTable {
     return table;
   }
 
+  /** The typed arrays the table owns (for `freeArrays` once it is dropped). */
+  arrays(): ArrayBufferView[] {
+    return Array.isArray(this.#hashes) ? [this.#slots] : [this.#slots, this.#hashes];
+  }
+
   /** Heap bytes held: the slot table, the terms and their hashes. */
   approxBytes(): number {
     let bytes = typedArrayBytes(this.#slots.length * 4) + 2 * pushedArrayBytes(this.terms.length);
@@ -298,6 +303,11 @@ export class SearchIndex {
     index.#count = parts.count;
     index.#fields = parts.fields.map((f) => ({ ...f, table: TermTable.fromParts(f.table) }));
     return index;
+  }
+
+  /** The typed arrays the index owns (for `freeArrays` once it is dropped). */
+  arrays(): ArrayBufferView[] {
+    return this.#fields.flatMap((f) => [...f.table.arrays(), f.start, f.docs, f.tfs, f.lengths]);
   }
 
   /** Heap bytes held: term tables, postings and lengths. */

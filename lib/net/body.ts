@@ -14,6 +14,7 @@
  */
 import type { Transform } from "node:stream";
 import { NetError } from "./errors.ts";
+import { freeArrays } from "./memory.ts";
 
 /** Human form of a byte count (5 MiB, 512 KiB, 900 bytes). */
 export function formatBytes(n: number): string {
@@ -194,11 +195,16 @@ export async function readBody(
     options.signal?.removeEventListener("abort", onAbort);
     await source.return(undefined).catch(() => {});
   }
+  if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(total);
   let offset = 0;
   for (const c of chunks) {
     out.set(c, offset);
     offset += c.length;
   }
+  // The chunks of a raw body are the reader's alone: their memory goes back now (a page of
+  // 15 MB would otherwise hold twice its size until V8's next full collection). The decoder's
+  // chunks may be views of a buffer it still writes to, so they are left to the collector.
+  if (!codings.length) freeArrays(chunks);
   return out;
 }

@@ -35,6 +35,12 @@ export interface PageCacheOptions<V> {
   clock?: Clock;
   /** Size of a value in bytes. */
   sizeOf: (value: V) => number;
+  /**
+   * Called once no entry holds a value any more (evicted, expired, deleted
+   * or replaced by another value): where its memory can be given back at
+   * once rather than at the next full collection.
+   */
+  release?: (value: V) => void;
 }
 
 interface Entry<V> {
@@ -68,6 +74,11 @@ export class PageCache<V> {
   readonly #probationShare: number;
   readonly #clock: Clock;
   readonly #sizeOf: (value: V) => number;
+  readonly #release?: (value: V) => void;
+  /** How many entries hold each value (one value may be stored under several keys). */
+  readonly #holders = new Map<V, number>();
+  /** Values no entry holds since the last public call began: released when it ends. */
+  #dropped: V[] = [];
   #bytes = 0;
   #probationBytes = 0;
 
@@ -78,6 +89,7 @@ export class PageCache<V> {
     this.#probationShare = options.probationShare ?? 0.25;
     this.#clock = options.clock ?? realClock;
     this.#sizeOf = options.sizeOf;
+    this.#release = options.release;
   }
 
   /** Bytes held. */
@@ -100,12 +112,37 @@ export class PageCache<V> {
       this.#probation.delete(key);
       this.#bytes -= p.bytes;
       this.#probationBytes -= p.bytes;
-      return;
+      return this.#unhold(p.value);
     }
     const q = this.#protected.get(key);
     if (q) {
       this.#protected.delete(key);
       this.#bytes -= q.bytes;
+      this.#unhold(q.value);
+    }
+  }
+
+  #hold(value: V): void {
+    this.#holders.set(value, (this.#holders.get(value) ?? 0) + 1);
+  }
+
+  #unhold(value: V): void {
+    const n = (this.#holders.get(value) ?? 1) - 1;
+    if (n > 0) return void this.#holders.set(value, n);
+    this.#holders.delete(value);
+    this.#dropped.push(value);
+  }
+
+  /**
+   * Releases the values no entry holds any more: not one stored again
+   * meanwhile, nor `kept` (the value a caller is storing, which it holds).
+   */
+  #releaseDropped(kept?: V): void {
+    if (this.#dropped.length === 0) return;
+    const dropped = this.#dropped;
+    this.#dropped = [];
+    for (const value of dropped) {
+      if (value !== kept && !this.#holders.has(value)) this.#release?.(value);
     }
   }
 
@@ -114,7 +151,7 @@ export class PageCache<V> {
     const key = cacheKey(url, variant);
     const p = this.#probation.get(key);
     if (p) {
-      if (this.#expired(p)) return void this.#remove(key);
+      if (this.#expired(p)) return void this.#drop(key);
       this.#probation.delete(key);
       this.#probationBytes -= p.bytes;
       this.#protected.set(key, p);
@@ -122,7 +159,7 @@ export class PageCache<V> {
     }
     const q = this.#protected.get(key);
     if (q) {
-      if (this.#expired(q)) return void this.#remove(key);
+      if (this.#expired(q)) return void this.#drop(key);
       this.#protected.delete(key);
       this.#protected.set(key, q);
       return q.value;
@@ -157,21 +194,31 @@ export class PageCache<V> {
     const bytes = Math.max(1, this.#sizeOf(value));
     const wasProtected = this.#protected.has(key);
     this.#remove(key);
-    if (bytes > this.#maxBytes) return false;
+    if (bytes > this.#maxBytes) {
+      this.#releaseDropped(value);
+      return false;
+    }
     const entry = { value, bytes, storedAt: this.#clock.now() };
     if (wasProtected) this.#protected.set(key, entry);
     else {
       this.#probation.set(key, entry);
       this.#probationBytes += bytes;
     }
+    this.#hold(value);
     this.#bytes += bytes;
     this.#evict(key);
+    this.#releaseDropped();
     return true;
   }
 
   /** Drops an entry. */
   delete(url: string | PageKey, variant: CacheVariant = "static"): void {
-    this.#remove(cacheKey(url, variant));
+    this.#drop(cacheKey(url, variant));
+  }
+
+  #drop(key: string): void {
+    this.#remove(key);
+    this.#releaseDropped();
   }
 
   #evict(keep: string): void {

@@ -69,6 +69,9 @@ export function cacheBytesFromEnv(): number {
 }
 
 /** A page cache sized from the environment. */
-export function pageCacheFromEnv<V>(sizeOf: (value: V) => number): PageCache<V> {
-  return new PageCache<V>({ maxBytes: cacheBytesFromEnv(), sizeOf });
+export function pageCacheFromEnv<V>(
+  sizeOf: (value: V) => number,
+  release?: (value: V) => void,
+): PageCache<V> {
+  return new PageCache<V>({ maxBytes: cacheBytesFromEnv(), sizeOf, release });
 }

@@ -89,3 +89,29 @@ export function reclaimMemory(retainedBytes: number): Promise<boolean> {
     Deno.unrefTimer(timer);
   });
 }
+
+/**
+ * Gives back at once the memory of typed arrays nothing will read again:
+ * each buffer is detached (`ArrayBuffer.prototype.transfer(0)`), which frees
+ * its backing store now instead of at the next full collection, when V8 has
+ * marked it dead. Only arrays that view their whole, unshared buffer are
+ * freed (a view into a larger buffer may have neighbours still in use);
+ * returns the bytes freed. Reading a freed array afterwards finds it
+ * empty, so callers free only what they own and have dropped.
+ */
+export function freeArrays(arrays: Iterable<ArrayBufferView | undefined>): number {
+  let freed = 0;
+  for (const view of arrays) {
+    if (!view) continue;
+    const buffer = view.buffer;
+    if (
+      !(buffer instanceof ArrayBuffer) || buffer.detached || typeof buffer.transfer !== "function"
+    ) {
+      continue;
+    }
+    if (view.byteOffset !== 0 || view.byteLength !== buffer.byteLength) continue;
+    freed += buffer.byteLength;
+    buffer.transfer(0);
+  }
+  return freed;
+}

@@ -60,7 +60,7 @@ let cache: PageCache<Document> | undefined;
 
 /** The process's page cache of Documents. */
 export function pageCache(): PageCache<Document> {
-  return (cache ??= pageCacheFromEnv<Document>((doc) => doc.approxBytes()));
+  return (cache ??= pageCacheFromEnv<Document>((doc) => doc.approxBytes(), (doc) => doc.release()));
 }
 
 /** A Document and whether it came from the cache. */

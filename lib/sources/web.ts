@@ -7,6 +7,7 @@
 import type { Document } from "../content/document.ts";
 import { defaultNet } from "../net/default.ts";
 import { expectOk } from "../net/fetch.ts";
+import { freeArrays } from "../net/memory.ts";
 import { detectCharset } from "../net/charset.ts";
 import { discourseTopicOf, loadTopic } from "./discourse.ts";
 
@@ -55,7 +56,7 @@ export async function fetchWebDocument(url: string, options: LoadOptions): Promi
   options.onStage?.("converting");
   // The converter loads with the first page, not at start-up.
   const { toDocument } = await import("../content/pipeline.ts");
-  return await toDocument({
+  const doc = await toDocument({
     url: result.url,
     contentType: result.contentType,
     bytes: result.bytes,
@@ -63,4 +64,8 @@ export async function fetchWebDocument(url: string, options: LoadOptions): Promi
     encoding: () => detectCharset(result.headers.get("content-type"), result.bytes).encoding,
     degraded: result.degraded,
   }, { fullPage: options.fullPage, signal: options.signal });
+  // An HTML Document keeps strings made from the body, never the body: its bytes (the whole
+  // page, outside V8's heap) go back now rather than at the next full collection.
+  if (doc.kind === "html") freeArrays([result.bytes]);
+  return doc;
 }

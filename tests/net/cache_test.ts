@@ -87,3 +87,44 @@ Deno.test("cache: oversize values are not stored; replacing keeps the queue", ()
   cache.delete("https://a.example/");
   assert.equal(cache.bytes, 0);
 });
+
+Deno.test("cache: a value is released once no entry holds it, and never while one does", async () => {
+  const clock = new FakeClock();
+  const released: string[] = [];
+  const cache = new PageCache<{ name: string; size: number }>({
+    maxBytes: 100,
+    ttlMs: 1000,
+    clock,
+    sizeOf: (v) => v.size,
+    release: (v) => released.push(v.name),
+  });
+  const a = { name: "a", size: 40 };
+  const b = { name: "b", size: 40 };
+  const shared = { name: "shared", size: 10 };
+  cache.set("https://a.example/", a);
+  // Storing the same value again (a recount after its index grew) keeps it.
+  a.size = 45;
+  cache.set("https://a.example/", a);
+  assert.deepEqual(released, []);
+  cache.set("https://b.example/", b);
+  // One value under two keys is released only when both entries are gone.
+  cache.set("https://s1.example/", shared);
+  cache.set("https://s2.example/", shared);
+  assert.deepEqual(released, ["a"], "a was evicted for the shared value");
+  cache.delete("https://s1.example/");
+  assert.deepEqual(released, ["a"], "s2 still holds the shared value");
+  cache.delete("https://s2.example/");
+  assert.deepEqual(released, ["a", "shared"]);
+  // A value larger than the bound is not stored, and not released: its caller holds it.
+  const huge = { name: "huge", size: 500 };
+  assert.equal(cache.set("https://huge.example/", huge), false);
+  assert.deepEqual(released, ["a", "shared"]);
+  // Replacing an entry with another value releases the old one.
+  const b2 = { name: "b2", size: 40 };
+  cache.set("https://b.example/", b2);
+  assert.deepEqual(released, ["a", "shared", "b"]);
+  // An expired entry found by get() is released.
+  await clock.advance(2000);
+  assert.equal(cache.get("https://b.example/"), undefined);
+  assert.deepEqual(released, ["a", "shared", "b", "b2"]);
+});
