@@ -78,6 +78,8 @@ export const EXTERNAL_PACKAGES: readonly string[] = [
  */
 export const EMBEDDED_MODULES: Readonly<Record<string, string>> = {
   "gpt-tokenizer/encoding/o200k_base": "scripts/embedded/o200k_base.ts",
+  // pdf.js: 1.6 MB of code, needed from the first PDF.
+  unpdf: "scripts/embedded/unpdf.ts",
 };
 
 const ROOT_DIR = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
