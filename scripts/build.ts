@@ -307,7 +307,31 @@ export function finishBundle(
         "which an empty directory cannot resolve",
     );
   }
-  return prelude(files) + initEagerly(out, eager);
+  return prelude(files) + asciiOnly(initEagerly(out, eager));
+}
+
+/**
+ * `code` with every character outside ASCII written as a `\u` escape (a
+ * surrogate pair beyond the BMP): Deno hands an ASCII-only module to V8 as
+ * it is, but converts any other to two bytes a character, a copy twice the
+ * file's size at every start (about 25 ms for the bundle: docs/benchmarks.md,
+ * "Start-up"). The escape means the same character in strings, templates,
+ * regular expressions, identifiers and comments; only a template's raw text
+ * would differ, so the build fails on `String.raw` over such a character.
+ */
+export function asciiOnly(code: string): string {
+  const raw = /String\.raw`[^`]*[\u0080-\uffff]/.exec(code);
+  if (raw) {
+    throw new Error(
+      `the bundle has String.raw over a character outside ASCII (${
+        JSON.stringify(raw[0].slice(-40))
+      }), which an escape would change: write the character as an escape in the source`,
+    );
+  }
+  return code.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**

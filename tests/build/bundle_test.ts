@@ -52,6 +52,9 @@ Deno.test("bundle: the task writes one file and reports its size and module coun
   assert.ok(m, buildLog);
   assert.equal(Number(m[1]), size);
   assert.ok(Number(m[2]) > 100, "main.ts and its packages are in it");
+  // Deno copies a module with any other character into a string twice its size at every start.
+  const outside = /[\u0080-\uffff]/.exec(await Deno.readTextFile(`${built}/parkour.js`));
+  assert.equal(outside, null, "the bundle is ASCII only");
 });
 
 Deno.test("bundle: --version from an empty directory with an empty Deno cache", async () => {
