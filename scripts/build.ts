@@ -312,10 +312,10 @@ export function finishBundle(
 
 /**
  * `code` with every character outside ASCII written as a `\u` escape (a
- * surrogate pair beyond the BMP): Deno hands an ASCII-only module to V8 as
- * it is, but converts any other to two bytes a character, a copy twice the
- * file's size at every start (about 25 ms for the bundle: docs/benchmarks.md,
- * "Start-up"). The escape means the same character in strings, templates,
+ * surrogate pair beyond the BMP): one such character makes Deno convert the
+ * whole module to a string of two bytes a character, twice the file's size,
+ * at every start (about 25 ms for the bundle: docs/benchmarks.md,
+ * "Start-up"); an ASCII-only module stays one byte a character. The escape means the same character in strings, templates,
  * regular expressions, identifiers and comments; only a template's raw text
  * would differ, so the build fails on `String.raw` over such a character.
  */
