@@ -16,8 +16,9 @@
  *
  * - The tree-sitter runtime and grammars are byte imports whose specifiers
  *   are built at run time, which no bundler can follow. Their bytes are
- *   embedded (gzip, base64: about 2 MB for all grammars) and the byte
- *   imports are pointed at them.
+ *   embedded (brotli, base64: about 1.9 MB for all grammars), each in a
+ *   function that is compiled only when its file is asked for, and the
+ *   byte imports are pointed at them.
  * - Playwright finds its own files next to its code (`__dirname`), so it
  *   cannot be bundled: it stays a dynamic `npm:` import that Deno downloads
  *   from the npm registry on the first render. youtubei.js (the YouTube
@@ -40,6 +41,7 @@ import { permissions, shellQuote } from "../lib/install/launch.ts";
 import { binaryFlags } from "../lib/install/privileges.ts";
 import { grammarSpecifier } from "../lib/content/code_languages.ts";
 import { RUNTIME_PACKAGE } from "../lib/content/code_outline.ts";
+import { brotliCompressSync, constants as zlib } from "node:zlib";
 
 /** Targets `deno compile` builds binaries for. */
 export const TARGETS: readonly string[] = [
@@ -69,13 +71,15 @@ export const EXTERNAL_PACKAGES: readonly string[] = [
 
 /**
  * Large modules needed only by some calls, bundled on their own and embedded
- * compressed (gzip, base64), by import name and entry file: start-up reads
+ * compressed like the files, by import name and entry file: start-up reads
  * the whole bundle (docs/architecture.md, "Start-up"), and the o200k
- * tokenizer's tables are 2.8 MB of code but 1.5 MB embedded. The first call
- * that counts tokens imports it from a blob URL.
+ * tokenizer's tables are 2.8 MB of code but about 1 MB embedded. The first
+ * call that counts tokens imports it from a blob URL.
  */
 export const EMBEDDED_MODULES: Readonly<Record<string, string>> = {
   "gpt-tokenizer/encoding/o200k_base": "scripts/embedded/o200k_base.ts",
+  // pdf.js: 1.6 MB of code, needed from the first PDF.
+  unpdf: "scripts/embedded/unpdf.ts",
 };
 
 const ROOT_DIR = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
@@ -158,16 +162,21 @@ async function byteSpecifiers(): Promise<string[]> {
   ];
 }
 
-async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
-    .pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-function base64(bytes: Uint8Array): string {
+/**
+ * A file as the bundle embeds it: brotli (quality 9: a third smaller than
+ * gzip on the grammars, in about a second; 11 saves 9 % more in 30 s), base64.
+ * Decoded by the prelude's loader (`DecompressionStream("brotli")`).
+ */
+export function embedBytes(bytes: Uint8Array): string {
+  const packed = brotliCompressSync(bytes, {
+    params: {
+      [zlib.BROTLI_PARAM_QUALITY]: 9,
+      [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+    },
+  });
   let text = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < packed.length; i += 0x8000) {
+    text += String.fromCharCode(...packed.subarray(i, i + 0x8000));
   }
   return btoa(text);
 }
@@ -178,9 +187,15 @@ const CREATE_REQUIRE = "__parkourCreateRequire";
 const NPM_IMPORT = "__parkourNpmImport";
 const MODULE_LOADER = "__parkourEmbeddedModule";
 
-/** Code placed before the bundle: the embedded files and their loader. */
-function prelude(files: Record<string, string>): string {
-  const table = Object.entries(files).map(([k, v]) => `  ${JSON.stringify(k)}: "${v}",`);
+/**
+ * Code placed before the bundle: the embedded files and their loader. Each
+ * file is a string literal inside its own function, which V8 compiles only
+ * when the file is first asked for: a string at the top level would be
+ * compiled with the bundle, stored in Deno's V8 code cache and copied into
+ * the heap at every start (docs/benchmarks.md, "Start-up").
+ */
+export function prelude(files: Record<string, string>): string {
+  const table = Object.entries(files).map(([k, v]) => `  ${JSON.stringify(k)}: () => "${v}",`);
   return [
     `// Parkour for Deno ${meta.version}: one-file bundle built by scripts/build.ts.`,
     `// Run: deno run ${runFlags().join(" ")} ${BUNDLE_NAME}`,
@@ -188,18 +203,21 @@ function prelude(files: Record<string, string>): string {
     `// Packages imported from npm on first use (a name in a variable, so Deno`,
     `// does not download them at start-up).`,
     `const ${NPM_IMPORT} = (specifier) => import(specifier);`,
-    `// Files the product imports as bytes, embedded (gzip, base64).`,
+    `// Files the product imports as bytes, embedded (brotli, base64), each in a`,
+    `// function so that it is compiled only when asked for.`,
     `const ${TABLE} = {`,
     ...table,
     `};`,
     `async function ${LOADER}(specifier) {`,
-    `  const data = ${TABLE}[specifier];`,
+    `  const data = Object.hasOwn(${TABLE}, specifier) ? ${TABLE}[specifier]() : undefined;`,
     `  if (data === undefined) {`,
     "    throw new TypeError(`${specifier} is not embedded in this bundle; it embeds only ` +",
     `      "the tree-sitter runtime and grammars (run from the source for other files)");`,
     `  }`,
-    `  const zipped = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));`,
-    `  const stream = new Blob([zipped]).stream().pipeThrough(new DecompressionStream("gzip"));`,
+    `  const packed = typeof Uint8Array.fromBase64 === "function"`,
+    `    ? Uint8Array.fromBase64(data)`,
+    `    : Uint8Array.from(atob(data), (c) => c.charCodeAt(0));`,
+    `  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("brotli"));`,
     `  return { default: new Uint8Array(await new Response(stream).arrayBuffer()) };`,
     `}`,
     `// Modules embedded the same way, imported from a blob URL on first use.`,
@@ -289,7 +307,31 @@ export function finishBundle(
         "which an empty directory cannot resolve",
     );
   }
-  return prelude(files) + initEagerly(out, eager);
+  return prelude(files) + asciiOnly(initEagerly(out, eager));
+}
+
+/**
+ * `code` with every character outside ASCII written as a `\u` escape (a
+ * surrogate pair beyond the BMP): one such character makes Deno convert the
+ * whole module to a string of two bytes a character, twice the file's size,
+ * at every start (about 25 ms for the bundle: docs/benchmarks.md,
+ * "Start-up"); an ASCII-only module stays one byte a character. The escape means the same character in strings, templates,
+ * regular expressions, identifiers and comments; only a template's raw text
+ * would differ, so the build fails on `String.raw` over such a character.
+ */
+export function asciiOnly(code: string): string {
+  const raw = /String\.raw`[^`]*[\u0080-\uffff]/.exec(code);
+  if (raw) {
+    throw new Error(
+      `the bundle has String.raw over a character outside ASCII (${
+        JSON.stringify(raw[0].slice(-40))
+      }), which an escape would change: write the character as an escape in the source`,
+    );
+  }
+  return code.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**
@@ -420,7 +462,7 @@ export async function buildBundle(outDir: string = DEFAULT_OUT): Promise<BundleR
           "run `deno install` first",
       );
     }
-    files[specifier] = base64(await gzip(bytes));
+    files[specifier] = embedBytes(bytes);
     embedded.push({ specifier, bytes: bytes.length, embeddedBytes: files[specifier].length });
   }
   for (const [name, entry] of Object.entries(EMBEDDED_MODULES)) {
@@ -438,7 +480,7 @@ export async function buildBundle(outDir: string = DEFAULT_OUT): Promise<BundleR
     }
     const bytes = await Deno.readFile(out);
     await Deno.remove(out);
-    files[name] = base64(await gzip(bytes));
+    files[name] = embedBytes(bytes);
     embedded.push({ specifier: name, bytes: bytes.length, embeddedBytes: files[name].length });
   }
   const code = finishBundle(await Deno.readTextFile(raw), files, await eagerModules());

@@ -11,6 +11,7 @@ import meta from "../../deno.json" with { type: "json" };
 import { permissions } from "../../lib/install/launch.ts";
 import { callTool } from "../support/mcp_client.ts";
 import { childEnv, ROOT_DIR, SHIPPED_TOOLS } from "../support/process.ts";
+import { makePdf } from "../support/pdf.ts";
 import { taskCommand } from "./task.ts";
 
 const built = await Deno.makeTempDir({ prefix: "parkour-bundle-" });
@@ -51,6 +52,9 @@ Deno.test("bundle: the task writes one file and reports its size and module coun
   assert.ok(m, buildLog);
   assert.equal(Number(m[1]), size);
   assert.ok(Number(m[2]) > 100, "main.ts and its packages are in it");
+  // Deno copies a module with any other character into a string twice its size at every start.
+  const outside = /[\u0080-\uffff]/.exec(await Deno.readTextFile(`${built}/parkour.js`));
+  assert.equal(outside, null, "the bundle is ASCII only");
 });
 
 Deno.test("bundle: --version from an empty directory with an empty Deno cache", async () => {
@@ -115,6 +119,64 @@ Deno.test("bundle over MCP: tools/list, a replayed page and a code outline from 
   assert.deepEqual(await listing(place.dir), ["parkour.js"]);
   await Deno.remove(place.dir, { recursive: true });
   await Deno.remove(place.denoDir, { recursive: true });
+});
+
+Deno.test("bundle over MCP: a PDF read with the embedded pdf.js, its tokens counted by the embedded tokenizer", async () => {
+  assert.ok(build.success, buildLog);
+  const place = await emptyPlace();
+  // A replayed exchange serving a PDF written here (tests/support/pdf.ts).
+  const replay = await Deno.makeTempDir({ prefix: "parkour-replay-pdf-" });
+  const pages = ["First page about widgets", "Second page about sockets and their kettles"];
+  await Deno.writeFile(`${replay}/report.pdf`, makePdf(pages, "Widget report"));
+  await Deno.writeTextFile(
+    `${replay}/report.json`,
+    JSON.stringify({
+      request: { method: "GET", url: "https://example.org/report.pdf" },
+      response: {
+        status: 200,
+        headers: { "content-type": "application/pdf" },
+        bodyFile: "report.pdf",
+      },
+      provenance: "written by tests/build/bundle_test.ts with tests/support/pdf.ts",
+    }),
+  );
+  const client = new Client({ name: "bundle-test", version: "1" });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...permissions().flags, `--allow-read=${replay}`, "parkour.js"],
+    cwd: place.dir,
+    env: env(place.denoDir, { PARKOUR_REPLAY_DIR: replay }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  try {
+    await client.connect(transport);
+    const pdf = await callTool(client, "web_fetch_incisive", {
+      url: "https://example.org/report.pdf",
+    });
+    assert.equal(pdf.isError, false, pdf.text + stderr);
+    assert.equal(pdf.fm.content_type, "pdf", pdf.text);
+    assert.equal(pdf.fm.pages, 2, pdf.text);
+    assert.match(pdf.text, /untrusted content: Widget report/);
+    assert.ok(pdf.body.some((l) => l.includes(pages[1])), pdf.text);
+    // A budget below the page's size: the answer is cut to exact o200k counts.
+    const cut = await callTool(client, "web_fetch_incisive", {
+      url: "https://example.org/report.pdf",
+      query: "sockets",
+      max_tokens: 50,
+    });
+    assert.equal(cut.isError, false, cut.text + stderr);
+    const returned = Number(cut.fm.returned_tokens);
+    assert.ok(Number.isInteger(returned) && returned > 0 && returned <= 50, cut.text);
+  } finally {
+    await client.close();
+  }
+  assert.doesNotMatch(stderr, /Download/, "pdf.js and the tokenizer come from the bundle");
+  assert.deepEqual(await listing(place.dir), ["parkour.js"]);
+  await Deno.remove(place.dir, { recursive: true });
+  await Deno.remove(place.denoDir, { recursive: true });
+  await Deno.remove(replay, { recursive: true });
 });
 
 Deno.test("bundle: install run from the bundle writes the bundle's own launch line", async () => {
