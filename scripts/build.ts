@@ -328,9 +328,14 @@ export function asciiOnly(code: string): string {
       }), which an escape would change: write the character as an escape in the source`,
     );
   }
+  // A character after an odd run of backslashes was escaped itself (`"\\é"` is `"é"`): its
+  // backslash goes, or the new escape would be read as a backslash and the letters `u00e9`.
   return code.replace(
-    /[\u0080-\uffff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    /(\\*)([\u0080-\uffff])/g,
+    (_, slashes: string, c: string) =>
+      `${slashes.length % 2 ? slashes.slice(1) : slashes}\\u${
+        c.charCodeAt(0).toString(16).padStart(4, "0")
+      }`,
   );
 }
 

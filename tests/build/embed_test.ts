@@ -46,6 +46,8 @@ Deno.test("asciiOnly: escapes every other character without changing what the co
     "export const astralClass = /^[😀]$/u.test('😀');",
     "// a comment with ß and ł",
     "export const folded = 'Straße'.replace(/ß/g, 'ss');",
+    // A character escaped itself, and one after an escaped backslash.
+    "export const identity = ['\\é', /\\é/.test('é'), '\\\\é'];",
   ].join("\n");
   const escaped = asciiOnly(source);
   assert.doesNotMatch(escaped, /[\u0080-\uffff]/);
