@@ -77,13 +77,11 @@ Deno.test("bundle: --version from an empty directory with an empty Deno cache", 
   await Deno.remove(place.denoDir, { recursive: true });
 });
 
-Deno.test("bundle over MCP: tools/list, a replayed page and a code outline from the embedded grammar", async () => {
-  assert.ok(build.success, buildLog);
-  const place = await emptyPlace();
-  const replay = `${ROOT_DIR}/fixtures/http`;
-  const client = new Client({ name: "bundle-test", version: "1" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
-  });
+/** The bundle as an MCP server over stdio in `place`, replaying `replay`; `stderr()` is what it wrote. */
+function bundleOverStdio(
+  place: { dir: string; denoDir: string },
+  replay: string,
+): { transport: StdioClientTransport; stderr: () => string } {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["run", ...permissions().flags, `--allow-read=${replay}`, "parkour.js"],
@@ -91,8 +89,19 @@ Deno.test("bundle over MCP: tools/list, a replayed page and a code outline from 
     env: env(place.denoDir, { PARKOUR_REPLAY_DIR: replay }),
     stderr: "pipe",
   });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  let text = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => text += new TextDecoder().decode(chunk));
+  return { transport, stderr: () => text };
+}
+
+Deno.test("bundle over MCP: tools/list, a replayed page and a code outline from the embedded grammar", async () => {
+  assert.ok(build.success, buildLog);
+  const place = await emptyPlace();
+  const replay = `${ROOT_DIR}/fixtures/http`;
+  const client = new Client({ name: "bundle-test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  const { transport, stderr } = bundleOverStdio(place, replay);
   try {
     await client.connect(transport);
     assert.equal(client.getServerVersion()?.version, meta.version);
@@ -115,7 +124,7 @@ Deno.test("bundle over MCP: tools/list, a replayed page and a code outline from 
   } finally {
     await client.close();
   }
-  assert.doesNotMatch(stderr, /Download/, "no package is fetched for these calls");
+  assert.doesNotMatch(stderr(), /Download/, "no package is fetched for these calls");
   assert.deepEqual(await listing(place.dir), ["parkour.js"]);
   await Deno.remove(place.dir, { recursive: true });
   await Deno.remove(place.denoDir, { recursive: true });
@@ -141,21 +150,13 @@ Deno.test("bundle over MCP: a PDF read with the embedded pdf.js, its tokens coun
     }),
   );
   const client = new Client({ name: "bundle-test", version: "1" });
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", ...permissions().flags, `--allow-read=${replay}`, "parkour.js"],
-    cwd: place.dir,
-    env: env(place.denoDir, { PARKOUR_REPLAY_DIR: replay }),
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const { transport, stderr } = bundleOverStdio(place, replay);
   try {
     await client.connect(transport);
     const pdf = await callTool(client, "web_fetch_incisive", {
       url: "https://example.org/report.pdf",
     });
-    assert.equal(pdf.isError, false, pdf.text + stderr);
+    assert.equal(pdf.isError, false, pdf.text + stderr());
     assert.equal(pdf.fm.content_type, "pdf", pdf.text);
     assert.equal(pdf.fm.pages, 2, pdf.text);
     assert.match(pdf.text, /untrusted content: Widget report/);
@@ -166,13 +167,13 @@ Deno.test("bundle over MCP: a PDF read with the embedded pdf.js, its tokens coun
       query: "sockets",
       max_tokens: 50,
     });
-    assert.equal(cut.isError, false, cut.text + stderr);
+    assert.equal(cut.isError, false, cut.text + stderr());
     const returned = Number(cut.fm.returned_tokens);
     assert.ok(Number.isInteger(returned) && returned > 0 && returned <= 50, cut.text);
   } finally {
     await client.close();
   }
-  assert.doesNotMatch(stderr, /Download/, "pdf.js and the tokenizer come from the bundle");
+  assert.doesNotMatch(stderr(), /Download/, "pdf.js and the tokenizer come from the bundle");
   assert.deepEqual(await listing(place.dir), ["parkour.js"]);
   await Deno.remove(place.dir, { recursive: true });
   await Deno.remove(place.denoDir, { recursive: true });
