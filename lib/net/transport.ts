@@ -76,7 +76,9 @@ function toWebStream(res: IncomingMessage): ReadableStream<Uint8Array> {
     start(controller) {
       res.on("data", (chunk: Uint8Array) => {
         if (done) return;
-        controller.enqueue(new Uint8Array(chunk));
+        // A plain view of the chunk, not a copy: each chunk is a buffer of its own, which the
+        // body's reader takes over (and gives back once it has joined them: lib/net/body.ts).
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 1) <= 0) res.pause();
       });
       res.on("end", () => {

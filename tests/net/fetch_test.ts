@@ -116,6 +116,38 @@ Deno.test("fetch: a plain page through the pinned transport", async () => {
   );
 });
 
+Deno.test("fetch: a body of many chunks arrives byte for byte (the reader takes the chunks over without copying)", async () => {
+  // 4 MB of varied bytes (the cap is 5 MiB), streamed in uneven writes: hundreds of chunks.
+  const body = new Uint8Array(4_000_000);
+  for (let i = 0; i < body.length; i++) body[i] = (i * 2654435761) >>> 24;
+  const pieces = [7, 65_536, 1_000, 200_000, 31];
+  await serve(
+    () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            for (let at = 0, k = 0; at < body.length; k++) {
+              const end = Math.min(body.length, at + pieces[k % pieces.length]);
+              controller.enqueue(body.slice(at, end));
+              at = end;
+            }
+            controller.close();
+          },
+        }),
+      ),
+    async (base) => {
+      const net = localNet();
+      // Two at once: the chunks of one body are never another's.
+      const [a, b] = await Promise.all([net.fetch(`${base}/a`), net.fetch(`${base}/b`)]);
+      for (const result of [a, b]) {
+        assert.equal(result.pinned, true);
+        assert.equal(result.bytes.length, body.length);
+        assert.ok(result.bytes.every((v, i) => v === body[i]), "the same bytes in the same order");
+      }
+    },
+  );
+});
+
 Deno.test("fetch: a Content-Length over the cap is refused before the body is read", async () => {
   await rawServe(async (conn) => {
     await conn.write(
