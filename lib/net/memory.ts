@@ -24,6 +24,8 @@ let scheduled = false;
 let last = -Infinity;
 /** The heap just after the last collection: what it could not free is not garbage. */
 let floor = 0;
+/** What the caches held at the last collection (part of {@link floor}). */
+let floorRetained = 0;
 
 /**
  * What the heap holds: V8's heap, and the typed arrays' backing stores
@@ -61,15 +63,28 @@ export async function collectNow(): Promise<boolean> {
 }
 
 /**
+ * What should be live now: what the last collection left, moved by what the
+ * caches gained or lost since (a page stored since then is not garbage, a
+ * page evicted is), and never less than what the caches hold.
+ */
+export function expectedLive(
+  retainedBytes: number,
+  afterLast: number,
+  retainedThen: number,
+): number {
+  return Math.max(retainedBytes, afterLast + retainedBytes - retainedThen);
+}
+
+/**
  * Asks for a full collection when the heap (typed arrays included) exceeds
- * `retainedBytes` (what the caches hold), and what the last collection
- * left, by more than {@link RECLAIM_SLACK_BYTES}; resolves to whether one
- * ran. Runs after the current task (a timer), so an answer in flight is
- * sent first.
+ * what should be live ({@link expectedLive}: what the last collection left,
+ * plus what the caches, holding `retainedBytes` now, gained since) by more
+ * than {@link RECLAIM_SLACK_BYTES}; resolves to whether one ran. Runs after
+ * the current task (a timer), so an answer in flight is sent first.
  */
 export function reclaimMemory(retainedBytes: number): Promise<boolean> {
   if (scheduled || collector === null) return Promise.resolve(false);
-  if (held() <= Math.max(retainedBytes, floor) + RECLAIM_SLACK_BYTES) {
+  if (held() <= expectedLive(retainedBytes, floor, floorRetained) + RECLAIM_SLACK_BYTES) {
     return Promise.resolve(false);
   }
   const wait = Math.max(0, last + RECLAIM_INTERVAL_MS - performance.now());
@@ -80,6 +95,7 @@ export function reclaimMemory(retainedBytes: number): Promise<boolean> {
         if (!await collectNow()) return resolve(false);
         last = performance.now();
         floor = held(true);
+        floorRetained = retainedBytes;
         resolve(true);
       } finally {
         scheduled = false;
