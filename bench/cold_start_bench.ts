@@ -72,19 +72,24 @@ async function runToEnd(script: string, args: string[]): Promise<{ ms: number; m
   return { ms, mib: Number(lines[lines.length - 1]) / 1024 };
 }
 
+/** `script` as a stdio server with the start task's flags, its stdin open. */
+function spawnServer(script: string, stdout: "piped" | "null"): Deno.ChildProcess {
+  const { command, args } = launch(script);
+  return new Deno.Command(command, {
+    args,
+    stdin: "piped",
+    stdout,
+    stderr: "null",
+    env: { RUST_BACKTRACE: "0" },
+  }).spawn();
+}
+
 /**
  * Spawns `script`, sends `lines` one at a time (each after the answer to the
  * one before; a notification gets none), resolves with the last answer.
  */
 async function answers(script: string, lines: string[]): Promise<string> {
-  const { command, args } = launch(script);
-  const child = new Deno.Command(command, {
-    args,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-    env: { RUST_BACKTRACE: "0" },
-  }).spawn();
+  const child = spawnServer(script, "piped");
   const writer = child.stdin.getWriter();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
@@ -118,14 +123,7 @@ async function answers(script: string, lines: string[]): Promise<string> {
  * sees after the first start.
  */
 async function warmCodeCache(script: string, ms = 3000): Promise<void> {
-  const { command, args } = launch(script);
-  const child = new Deno.Command(command, {
-    args,
-    stdin: "piped",
-    stdout: "null",
-    stderr: "null",
-    env: { RUST_BACKTRACE: "0" },
-  }).spawn();
+  const child = spawnServer(script, "null");
   await new Promise((resolve) => setTimeout(resolve, ms));
   child.kill("SIGKILL");
   await child.status;

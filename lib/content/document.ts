@@ -263,7 +263,6 @@ export class Document {
    * were built here meanwhile.
    */
   adoptIndex(slices: Slice[], index: SearchIndex): void {
-    if (this.#released) return void freeArrays(index.arrays());
     if (this.#index) return;
     this.#slices = slices;
     this.#index = index;
@@ -375,16 +374,6 @@ export class Document {
     return this.#memos.has(key);
   }
 
-  /**
-   * Keeps `value`, built elsewhere (a worker), as the {@link memo} of `key`
-   * unless one was built meanwhile, or the Document was released (its
-   * arrays are then freed).
-   */
-  adoptMemo(key: symbol, value: Sized): void {
-    if (this.#released) freeArrays(value.arrays?.() ?? []);
-    else if (!this.#memos.has(key)) this.#memos.set(key, value);
-  }
-
   #released = false;
 
   /** Whether {@link release} was called. */
@@ -398,7 +387,8 @@ export class Document {
    * next full collection: the page cache calls it when no entry holds the
    * Document any more. The Document stays usable: what a later call reads is
    * built again on first use. A Document whose indexes are being built in
-   * the background is left to the collector: a call may be waiting for them.
+   * the background is left to the collector: a call may be waiting for them
+   * (and since indexes are adopted only while building, none arrives after).
    */
   release(): void {
     if (this.#released || this.building) return;

@@ -656,7 +656,7 @@ const QUERY_INDEX = Symbol("query index");
  * of its Document, unless one was built meanwhile.
  */
 export function adoptQueryIndex(index: QueryIndex): void {
-  index.doc.adoptMemo(QUERY_INDEX, index);
+  index.doc.memo(QUERY_INDEX, () => index);
 }
 
 /** The index of `doc` (built on first use and kept with the Document). */
