@@ -23,14 +23,7 @@ import { htmlToMarkdown } from "./html.ts";
 import { selectMainContent } from "./select.ts";
 import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
 import type { IndexParts } from "./convert_worker.ts";
-import {
-  adoptQueryIndex,
-  hasQueryIndex,
-  QueryIndex,
-  type Unit,
-  unitCount,
-  unitsOf,
-} from "./query_extract.ts";
+import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./query_extract.ts";
 import { SearchIndex } from "./search.ts";
 import { currentProgress } from "../net/progress.ts";
 import { freeArrays } from "../net/memory.ts";
@@ -391,9 +384,6 @@ async function adopt(converted: ConvertedFields, signal?: AbortSignal): Promise<
   return doc;
 }
 
-/** Units of the question index rebuilt between two turns of the event loop. */
-const UNITS_PER_TURN = 2048;
-
 /**
  * Adopts the indexes the worker builds after the page (see convert_worker.ts)
  * into `doc`, in pieces of a few milliseconds; a search or question that
@@ -408,15 +398,5 @@ async function adoptIndexes(doc: Document, coming: Promise<IndexParts | undefine
     const index = SearchIndex.fromParts(parts.search, (i) => doc.sliceText(i));
     doc.adoptIndex(parts.slices, index);
   }
-  if (hasQueryIndex(doc)) return;
-  const units: Unit[] = [];
-  const n = unitCount(parts.query);
-  for (let u = 0; u < n; u += UNITS_PER_TURN) {
-    await nextTurn();
-    unitsOf(parts.query, u, Math.min(n, u + UNITS_PER_TURN), units);
-  }
-  await nextTurn();
-  // The units are objects now: the columns they came in go back at once.
-  freeArrays([parts.query.unitInts, parts.query.unitCosts]);
-  if (!hasQueryIndex(doc)) adoptQueryIndex(new QueryIndex(doc, { parts: parts.query, units }));
+  if (!hasQueryIndex(doc)) adoptQueryIndex(new QueryIndex(doc, parts.query));
 }

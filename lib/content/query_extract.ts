@@ -43,16 +43,7 @@ import { grams, scanRanges } from "./words.ts";
 import { blocks } from "./slices.ts";
 import { TermTable, type TermTableParts } from "./search.ts";
 import { estimateTokens, tokenWeight } from "./tokens.ts";
-import {
-  arrayBytes,
-  MAP,
-  MAP_ENTRY,
-  OBJECT,
-  pushedArrayBytes,
-  stringBytes,
-  typedArrayBytes,
-  WORD,
-} from "./heap.ts";
+import { typedArrayBytes } from "./heap.ts";
 
 /** Default budget when a question is given. */
 export const QUERY_DEFAULT_TOKENS = 600;
@@ -190,8 +181,9 @@ function textShape(
 
 /**
  * Term postings in flat arrays: the postings of a term are
- * `data[start[id]]` to `data[start[id + 1] - 1]`, as pairs of unit and term
- * frequency, with ids from a {@link TermTable}. (A Map of arrays, one per
+ * `data[start[id]]` to `data[start[id + 1] - 1]` (pairs of unit and term
+ * frequency, or the sections whose heading holds it), with ids from a
+ * {@link TermTable}. (A Map of arrays, one per
  * term, costs many small objects and cannot move between threads.)
  */
 export class TermPostings {
@@ -205,7 +197,7 @@ export class TermPostings {
     this.#data = data;
   }
 
-  /** The flat [unit, tf, …] of `term`, or undefined when no unit holds it. */
+  /** The postings of `term` (flat [unit, tf, …], or sections), or undefined when it has none. */
   get(term: string): Uint32Array | undefined {
     const id = this.#table.id(term, false);
     return id < 0 ? undefined : this.#data.subarray(this.#start[id], this.#start[id + 1]);
@@ -270,7 +262,7 @@ class StemIds {
         const word = this.#words.rangeId(text, start, end, hash);
         let id = this.#stemOf[word];
         if (id === undefined) {
-          id = this.#stemOf[word] = this.stems.id(stem(this.#words.terms[word]), true);
+          id = this.#stemOf[word] = this.stems.id(stem(this.#words.term(word)), true);
         }
         onTerm(id);
       },
@@ -306,8 +298,7 @@ export interface QueryIndexParts {
   firstUnit: Int32Array<ArrayBuffer>;
   endUnit: Int32Array<ArrayBuffer>;
   sectionLength: Float64Array<ArrayBuffer>;
-  headingTerms: string[][];
-  headingPostings: Map<string, number[]>;
+  headingPostings: TermPostingsParts;
   avgUnit: number;
   avgSection: number;
 }
@@ -315,33 +306,81 @@ export interface QueryIndexParts {
 /** Integers per unit in {@link QueryIndexParts.unitInts}. */
 const UNIT_INTS = 7;
 
-/** Units rebuilt from their columns, `from` to `to` (a piece of {@link QueryIndexParts}). */
-export function unitsOf(parts: QueryIndexParts, from: number, to: number, into: Unit[]): void {
-  const ints = parts.unitInts;
-  for (let u = from; u < to; u++) {
+/**
+ * The units of a page in columns, {@link UNIT_INTS} integers and a cost
+ * each, rather than an object apiece: a cached page holds thousands of
+ * units (tens of thousands on a large spec), and every full collection
+ * would visit each object. {@link at} makes one unit as an object, for the
+ * few a question looks at closely.
+ */
+export class UnitTable {
+  constructor(
+    /** Per unit: start, end, section, head start and end (-1 without), kind, part. */
+    readonly ints: Int32Array<ArrayBuffer>,
+    readonly costs: Float64Array<ArrayBuffer>,
+  ) {}
+
+  /** The table of `units`. */
+  static of(units: readonly Unit[]): UnitTable {
+    const n = units.length;
+    const ints = new Int32Array(n * UNIT_INTS);
+    const costs = new Float64Array(n);
+    for (let u = 0; u < n; u++) {
+      const unit = units[u];
+      const at = u * UNIT_INTS;
+      ints[at] = unit.start;
+      ints[at + 1] = unit.end;
+      ints[at + 2] = unit.section;
+      ints[at + 3] = unit.head?.[0] ?? -1;
+      ints[at + 4] = unit.head?.[1] ?? -1;
+      ints[at + 5] = KINDS.indexOf(unit.kind);
+      ints[at + 6] = unit.part ? 1 : 0;
+      costs[u] = unit.cost;
+    }
+    return new UnitTable(ints, costs);
+  }
+
+  /** Units in the table. */
+  get length(): number {
+    return this.costs.length;
+  }
+
+  /** The section owning unit `u`. */
+  section(u: number): number {
+    return this.ints[u * UNIT_INTS + 2];
+  }
+
+  /** The kind of unit `u`. */
+  kind(u: number): UnitKind {
+    return KINDS[this.ints[u * UNIT_INTS + 5]];
+  }
+
+  /** The token weight of unit `u`. */
+  cost(u: number): number {
+    return this.costs[u];
+  }
+
+  /** Unit `u` as an object. */
+  at(u: number): Unit {
+    const ints = this.ints;
     const at = u * UNIT_INTS;
     const unit: Unit = {
       start: ints[at],
       end: ints[at + 1],
       kind: KINDS[ints[at + 5]],
       section: ints[at + 2],
-      cost: parts.unitCosts[u],
+      cost: this.costs[u],
     };
     if (ints[at + 3] >= 0) unit.head = [ints[at + 3], ints[at + 4]];
     if (ints[at + 6]) unit.part = true;
-    into.push(unit);
+    return unit;
   }
-}
-
-/** Units in {@link QueryIndexParts}. */
-export function unitCount(parts: QueryIndexParts): number {
-  return parts.unitCosts.length;
 }
 
 /** The per-Document index: units, their term postings and heading terms. */
 export class QueryIndex {
   /** Units in document order. */
-  readonly units: Unit[] = [];
+  readonly units: UnitTable;
   /** term → flat [unit, tf, unit, tf, …] in unit order. */
   readonly postings: TermPostings;
   /** Terms per unit. */
@@ -352,10 +391,8 @@ export class QueryIndex {
   readonly endUnit: Int32Array<ArrayBuffer>;
   /** Terms in each section's own text. */
   readonly sectionLength: Float64Array<ArrayBuffer>;
-  /** Distinct stems of each section's heading. */
-  readonly headingTerms: Set<string>[];
   /** term → sections whose heading holds it. */
-  readonly headingPostings: Map<string, number[]> = new Map();
+  readonly headingPostings: TermPostings;
   /** Average terms per unit. */
   readonly avgUnit: number;
   /** Average terms per section (own text). */
@@ -363,19 +400,18 @@ export class QueryIndex {
 
   /**
    * Builds the index of `doc`, or takes it from `parts` (made by
-   * {@link toParts} on another thread) with its `units` already rebuilt.
+   * {@link toParts} on another thread).
    */
-  constructor(readonly doc: Document, parts?: { parts: QueryIndexParts; units: Unit[] }) {
+  constructor(readonly doc: Document, parts?: QueryIndexParts) {
     if (parts) {
-      const p = parts.parts;
-      this.units = parts.units;
+      const p = parts;
+      this.units = new UnitTable(p.unitInts, p.unitCosts);
       this.postings = TermPostings.fromParts(p.postings);
       this.unitLength = p.unitLength;
       this.firstUnit = p.firstUnit;
       this.endUnit = p.endUnit;
       this.sectionLength = p.sectionLength;
-      this.headingTerms = p.headingTerms.map((terms) => new Set(terms));
-      this.headingPostings = p.headingPostings;
+      this.headingPostings = TermPostings.fromParts(p.headingPostings);
       this.avgUnit = p.avgUnit;
       this.avgSection = p.avgSection;
       return;
@@ -383,8 +419,9 @@ export class QueryIndex {
     indexBuilds.question++;
     const md = doc.markdown;
     const sections = doc.sections;
-    this.#collect(md);
-    const n = this.units.length;
+    const units = this.#collect(md);
+    this.units = UnitTable.of(units);
+    const n = units.length;
     this.unitLength = new Float64Array(n);
     // Terms are counted by number: an ASCII word is found in a table of the words seen without
     // making a string, and its stem is worked out once per distinct word (see stemIds).
@@ -400,20 +437,20 @@ export class QueryIndex {
     let total = 0;
     for (u = 0; u < n; u++) {
       if ((u & 255) === 0) checkCancelled();
-      const unit = this.units[u];
+      const unit = units[u];
       terms.scan(visibleText(md.slice(unit.start, unit.end)), count);
       this.unitLength[u] = counts.length;
       total += counts.length;
       counts.drain(post);
     }
-    this.postings = new TermPostings(terms.stems, ...flatten(postings));
+    this.postings = new TermPostings(terms.stems.freeze(), ...flatten(postings));
     this.avgUnit = n > 0 ? Math.max(1, total / n) : 1;
     const slots = sections.length + 1;
     this.firstUnit = new Int32Array(slots).fill(-1);
     this.endUnit = new Int32Array(slots).fill(-1);
     this.sectionLength = new Float64Array(slots);
     for (let u = 0; u < n; u++) {
-      const s = this.slot(this.units[u].section);
+      const s = this.slot(units[u].section);
       if (this.firstUnit[s] < 0) this.firstUnit[s] = u;
       this.endUnit[s] = u + 1;
       this.sectionLength[s] += this.unitLength[u];
@@ -421,38 +458,26 @@ export class QueryIndex {
     let withText = 0;
     for (let s = 0; s < slots; s++) if (this.firstUnit[s] >= 0) withText++;
     this.avgSection = withText > 0 ? Math.max(1, total / withText) : 1;
-    this.headingTerms = sections.map((s, i) => {
-      const terms = new Set<string>();
-      scanTerms(s.title, (t) => terms.add(t));
-      for (const t of terms) {
-        let p = this.headingPostings.get(t);
-        if (!p) this.headingPostings.set(t, p = []);
-        p.push(i);
-      }
-      return terms;
+    const headings = new TermTable();
+    const headed: number[][] = [];
+    sections.forEach((s, i) => {
+      scanTerms(s.title, (t) => {
+        const id = headings.id(t, true);
+        if (id === headed.length) headed.push([]);
+        const list = headed[id];
+        if (list[list.length - 1] !== i) list.push(i);
+      });
     });
+    this.headingPostings = new TermPostings(headings.freeze(), ...flatten(headed));
   }
 
   /** The index as plain data and typed arrays, and the buffers to transfer with it. */
   toParts(): { parts: QueryIndexParts; transfer: ArrayBuffer[] } {
-    const n = this.units.length;
-    const unitInts = new Int32Array(n * UNIT_INTS);
-    const unitCosts = new Float64Array(n);
-    for (let u = 0; u < n; u++) {
-      const unit = this.units[u];
-      const at = u * UNIT_INTS;
-      unitInts[at] = unit.start;
-      unitInts[at + 1] = unit.end;
-      unitInts[at + 2] = unit.section;
-      unitInts[at + 3] = unit.head?.[0] ?? -1;
-      unitInts[at + 4] = unit.head?.[1] ?? -1;
-      unitInts[at + 5] = KINDS.indexOf(unit.kind);
-      unitInts[at + 6] = unit.part ? 1 : 0;
-      unitCosts[u] = unit.cost;
-    }
+    const { ints: unitInts, costs: unitCosts } = this.units;
     // Transferring the postings' buffers leaves this index without them: it is the sender's
     // copy, dropped once sent.
     const postings = this.postings.toParts();
+    const headings = this.headingPostings.toParts();
     const parts: QueryIndexParts = {
       unitInts,
       unitCosts,
@@ -461,8 +486,7 @@ export class QueryIndex {
       firstUnit: this.firstUnit.slice(),
       endUnit: this.endUnit.slice(),
       sectionLength: this.sectionLength.slice(),
-      headingTerms: this.headingTerms.map((set) => [...set]),
-      headingPostings: this.headingPostings,
+      headingPostings: headings.parts,
       avgUnit: this.avgUnit,
       avgSection: this.avgSection,
     };
@@ -474,7 +498,7 @@ export class QueryIndex {
       parts.endUnit.buffer,
       parts.sectionLength.buffer,
     ];
-    return { parts, transfer: [...transfer, ...postings.transfer] };
+    return { parts, transfer: [...transfer, ...postings.transfer, ...headings.transfer] };
   }
 
   /** The array slot of a section (-1, the preamble, is the last slot). */
@@ -487,7 +511,8 @@ export class QueryIndex {
   /** The typed arrays the index owns (for `freeArrays` once it is dropped). */
   arrays(): ArrayBufferView[] {
     const own = [this.unitLength, this.firstUnit, this.endUnit, this.sectionLength];
-    return [...own, ...this.postings.arrays()];
+    own.push(this.units.ints, this.units.costs);
+    return [...own, ...this.postings.arrays(), ...this.headingPostings.arrays()];
   }
 
   /** Heap bytes held (see lib/content/heap.ts), counted once: the index does not change. */
@@ -496,22 +521,16 @@ export class QueryIndex {
   }
 
   #count(): number {
-    // Units: an object of six fields, a table row's head pair.
-    let bytes = pushedArrayBytes(this.units.length) + this.units.length * (OBJECT + 6 * WORD);
-    for (const u of this.units) if (u.head) bytes += arrayBytes(2);
-    bytes += this.postings.approxBytes();
-    bytes += MAP + this.headingPostings.size * MAP_ENTRY;
-    for (const [term, p] of this.headingPostings) {
-      bytes += stringBytes(term.length) + pushedArrayBytes(p.length);
-    }
-    bytes += pushedArrayBytes(this.headingTerms.length);
-    for (const set of this.headingTerms) bytes += MAP + set.size * MAP_ENTRY;
+    let bytes = typedArrayBytes(this.units.ints.byteLength);
+    bytes += typedArrayBytes(this.units.costs.byteLength);
+    bytes += this.postings.approxBytes() + this.headingPostings.approxBytes();
     bytes += typedArrayBytes(this.unitLength.byteLength + this.sectionLength.byteLength);
     bytes += typedArrayBytes(this.firstUnit.byteLength) + typedArrayBytes(this.endUnit.byteLength);
     return bytes;
   }
 
-  #collect(md: string): void {
+  #collect(md: string): Unit[] {
+    const units: Unit[] = [];
     const sections = this.doc.sections;
     let si = -1; // section owning the current position
     const sectionOf = (offset: number): number => {
@@ -539,15 +558,16 @@ export class QueryIndex {
 
       const cost = tokenWeight(md.slice(start, end));
       if (cost > SPLIT_TOKENS && (kind === "list" || kind === "table")) {
-        this.#split(md, start, end, kind, section);
+        this.#split(md, start, end, kind, section, units);
       } else if (cost > TEXT_SPLIT_TOKENS && kind === "text") {
-        this.#sentences(md, start, end, section);
-      } else this.units.push({ start, end, kind, section, cost });
+        this.#sentences(md, start, end, section, units);
+      } else units.push({ start, end, kind, section, cost });
     }
+    return units;
   }
 
   /** Divides a long paragraph into runs of whole sentences. */
-  #sentences(md: string, start: number, end: number, section: number): void {
+  #sentences(md: string, start: number, end: number, section: number, units: Unit[]): void {
     const text = md.slice(start, end);
     const pieces: [number, number][] = [];
     let from = 0;
@@ -582,7 +602,7 @@ export class QueryIndex {
       }
     }
     pieces.forEach(([a, b], k) => {
-      this.units.push({
+      units.push({
         start: start + a,
         end: start + b,
         kind: "text",
@@ -594,7 +614,14 @@ export class QueryIndex {
   }
 
   /** Divides a large list at its top-level items, a large table at its rows. */
-  #split(md: string, start: number, end: number, kind: UnitKind, section: number): void {
+  #split(
+    md: string,
+    start: number,
+    end: number,
+    kind: UnitKind,
+    section: number,
+    units: Unit[],
+  ): void {
     const lines: [number, number][] = [];
     for (let p = start; p < end;) {
       let nl = md.indexOf("\n", p);
@@ -605,7 +632,7 @@ export class QueryIndex {
     if (kind === "table") {
       const head: [number, number] = [lines[0][0], lines[1][1]];
       for (const [k, [a, b]] of lines.slice(2).entries()) {
-        this.units.push({
+        units.push({
           start: a,
           end: b,
           kind: "row",
@@ -624,7 +651,7 @@ export class QueryIndex {
     const push = (a: number, b: number) => {
       const text = md.slice(a, b).trimEnd();
       if (text.trim() !== "") {
-        this.units.push({
+        units.push({
           start: a,
           end: a + text.length,
           kind: "item",
@@ -751,7 +778,7 @@ export function rankForQuery(
       let ut = unitTerms.get(u);
       if (!ut) unitTerms.set(u, ut = []);
       ut.push(q, tf);
-      const slot = index.slot(units[u].section);
+      const slot = index.slot(units.section(u));
       if (slot !== lastSlot) {
         sectionDf[q]++;
         lastSlot = slot;
@@ -761,7 +788,7 @@ export function rankForQuery(
       m.set(q, (m.get(q) ?? 0) + tf);
     }
   }
-  const unitWeight = (u: number): number => !code && units[u].kind === "code" ? EXAMPLE_WEIGHT : 1;
+  const unitWeight = (u: number): number => !code && units.kind(u) === "code" ? EXAMPLE_WEIGHT : 1;
   for (const [u, score] of unitScore) unitScore.set(u, score * unitWeight(u));
   const headed = new Map<number, Set<number>>(); // section → question terms in its heading
   for (let q = 0; q < terms.length; q++) {
@@ -780,7 +807,7 @@ export function rankForQuery(
   // The best unit of each section: a section with one strong paragraph beats a long, diffuse one.
   const bestUnit = new Map<number, number>();
   for (const [u, score] of unitScore) {
-    const slot = index.slot(units[u].section);
+    const slot = index.slot(units.section(u));
     if (score > (bestUnit.get(slot) ?? 0)) bestUnit.set(slot, score);
   }
   const ranked: Ranked[] = [];
@@ -859,7 +886,8 @@ export function extractForQuery(
       if (s > bestScore || (s === bestScore && u < best)) [best, bestScore] = [u, s];
     }
     const covered = new Set<string>();
-    scanTerms(doc.markdown.slice(units[best].start, units[best].end), (t) => covered.add(t));
+    const bestUnit = units.at(best);
+    scanTerms(doc.markdown.slice(bestUnit.start, bestUnit.end), (t) => covered.add(t));
     if (terms.filter((t) => covered.has(t)).length * 2 >= terms.length) confidence = "high";
   } else {
     const top = ranked[0].score;
@@ -952,7 +980,7 @@ class Picker {
   }
 
   unitCost(u: number): number {
-    const unit = this.index.units[u];
+    const unit = this.index.units.at(u);
     let cost = unit.cost + GAP;
     if (unit.head && !(unit.part && this.chosen.has(u - 1))) {
       cost += tokenWeight(this.index.doc.markdown.slice(unit.head[0], unit.head[1])) + GAP;
@@ -963,16 +991,16 @@ class Picker {
   }
 
   take(u: number): void {
-    const unit = this.index.units[u];
-    this.used += this.unitCost(u) + this.headingCost(unit.section);
-    for (let s = unit.section; s >= 0; s = this.doc.sections[s].parent) this.shownHeadings.add(s);
+    const section = this.index.units.section(u);
+    this.used += this.unitCost(u) + this.headingCost(section);
+    for (let s = section; s >= 0; s = this.doc.sections[s].parent) this.shownHeadings.add(s);
     this.chosen.add(u);
-    this.touched.add(unit.section);
+    this.touched.add(section);
   }
 
   fits(u: number): boolean {
-    const unit = this.index.units[u];
-    return this.used + this.unitCost(u) + this.headingCost(unit.section) <= this.limit();
+    const section = this.index.units.section(u);
+    return this.used + this.unitCost(u) + this.headingCost(section) <= this.limit();
   }
 
   /** Takes a section whole, or its best units when it does not fit. */
@@ -984,7 +1012,7 @@ class Picker {
     const before = this.chosen.size;
     if (a >= 0) {
       let cost = this.headingCost(section);
-      for (let u = a; u < b; u++) if (!this.chosen.has(u)) cost += this.index.units[u].cost + GAP;
+      for (let u = a; u < b; u++) if (!this.chosen.has(u)) cost += this.index.units.cost(u) + GAP;
       if (this.used + cost + 2 <= this.limit()) {
         for (let u = a; u < b; u++) if (!this.chosen.has(u)) this.take(u);
       } else if (first || this.remaining() >= 150) {
@@ -1026,19 +1054,19 @@ class Picker {
    * label or caption).
    */
   isProse(u: number): boolean {
-    const shape = textShape(this.doc.markdown, this.index.units[u]);
+    const shape = textShape(this.doc.markdown, this.index.units.at(u));
     return shape !== undefined && shape.sentence && shape.words >= 10 && shape.stopWords >= 3;
   }
 
   /** A line of text with no sentence in it: a badge, a link, a version table cell. */
   isBadge(u: number): boolean {
-    const shape = textShape(this.doc.markdown, this.index.units[u]);
+    const shape = textShape(this.doc.markdown, this.index.units.at(u));
     return shape !== undefined && !shape.sentence && shape.words < 10 && shape.stopWords === 0;
   }
 
   sumCost(a: number, b: number): number {
     let c = 0;
-    for (let u = a; u < b; u++) c += this.index.units[u].cost;
+    for (let u = a; u < b; u++) c += this.index.units.cost(u);
     return c;
   }
 
@@ -1114,7 +1142,7 @@ class Picker {
     let prev = -2;
     let regions = 0;
     for (const u of order) {
-      const unit = units[u];
+      const unit = units.at(u);
       const contiguous = u === prev + 1;
       if (!contiguous) {
         if (prev !== -2 || u > 0) parts.push(ELISION);
@@ -1131,7 +1159,7 @@ class Picker {
       }
       if (contiguous && path.length === 0 && unit.part) {
         // The next piece of the same block: joined as the page joins it.
-        parts[parts.length - 1] += md.slice(units[prev].end, unit.end);
+        parts[parts.length - 1] += md.slice(units.at(prev).end, unit.end);
       } else if (unit.head) {
         parts.push(md.slice(unit.head[0], unit.head[1]) + "\n" + md.slice(unit.start, unit.end));
       } else parts.push(md.slice(unit.start, unit.end));

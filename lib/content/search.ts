@@ -58,10 +58,19 @@ export interface SearchIndexParts {
 
 /**
  * Term dictionary: open addressing over hashes, so a term already seen is
- * found by comparing characters in place, without making a string.
+ * found by comparing characters in place, without making a string. A table
+ * made from parts ({@link TermTable.fromParts}, another thread's table)
+ * keeps its terms as the one string they came in and where each starts,
+ * not as a string apiece: a cached page's tables hold tens of thousands of
+ * terms, and every full collection would visit each of them.
  */
 export class TermTable {
-  terms: string[] = [];
+  /** The terms by id, while the table takes new ones. */
+  #terms: string[] = [];
+  /** A table made from parts: its terms joined by line breaks, */
+  #joined = "";
+  /** and where term `id` starts in it (one entry more than terms, for the end). */
+  #starts: Int32Array<ArrayBuffer> | undefined;
   #hashes: number[] | Int32Array = [];
   #slots = new Int32Array(1 << 12).fill(-1);
   #mask = (1 << 12) - 1;
@@ -69,7 +78,7 @@ export class TermTable {
   /** The table as plain data, for {@link TermTable.fromParts} on another thread. */
   toParts(): TermTableParts {
     return {
-      terms: this.terms.join("\n"),
+      terms: this.#starts ? this.#joined : this.#terms.join("\n"),
       hashes: Int32Array.from(this.#hashes),
       slots: this.#slots.slice(),
     };
@@ -78,24 +87,71 @@ export class TermTable {
   /** A table made from {@link toParts}: it finds terms, and takes no new ones. */
   static fromParts(parts: TermTableParts): TermTable {
     const table = new TermTable();
-    table.terms = parts.terms === "" ? [] : parts.terms.split("\n");
-    table.#hashes = parts.hashes;
     table.#slots = parts.slots;
     table.#mask = parts.slots.length - 1;
+    table.#keepJoined(parts.terms, parts.hashes);
     return table;
+  }
+
+  /**
+   * Takes no new terms from now on, and keeps them as one string (as a
+   * table made from parts does): for a table that is built and then kept.
+   */
+  freeze(): this {
+    if (!this.#starts) this.#keepJoined(this.#terms.join("\n"), Int32Array.from(this.#hashes));
+    return this;
+  }
+
+  #keepJoined(joined: string, hashes: Int32Array): void {
+    const count = joined === "" ? 0 : hashes.length;
+    const starts = new Int32Array(count + 1);
+    for (let id = 1, at = 0; id <= count; id++) {
+      const nl = joined.indexOf("\n", at);
+      at = nl < 0 ? joined.length + 1 : nl + 1;
+      starts[id] = at;
+    }
+    this.#joined = joined;
+    this.#starts = starts;
+    this.#hashes = hashes;
+    this.#terms = [];
+  }
+
+  /** Distinct terms. */
+  get size(): number {
+    return this.#starts ? this.#starts.length - 1 : this.#terms.length;
+  }
+
+  /** The term of `id`. */
+  term(id: number): string {
+    const starts = this.#starts;
+    return starts ? this.#joined.slice(starts[id], starts[id + 1] - 1) : this.#terms[id];
+  }
+
+  /** Every term, in id order (a fresh array for a table made from parts). */
+  all(): readonly string[] {
+    if (!this.#starts) return this.#terms;
+    return this.#joined === "" ? [] : this.#joined.split("\n");
   }
 
   /** The typed arrays the table owns (for `freeArrays` once it is dropped). */
   arrays(): ArrayBufferView[] {
-    return Array.isArray(this.#hashes) ? [this.#slots] : [this.#slots, this.#hashes];
+    const own: ArrayBufferView[] = [this.#slots];
+    if (!Array.isArray(this.#hashes)) own.push(this.#hashes);
+    if (this.#starts) own.push(this.#starts);
+    return own;
   }
 
   /** Heap bytes held: the slot table, the terms and their hashes. */
   approxBytes(): number {
-    let bytes = typedArrayBytes(this.#slots.length * 4) + 2 * pushedArrayBytes(this.terms.length);
+    let bytes = typedArrayBytes(this.#slots.length * 4);
+    if (this.#starts) {
+      bytes += stringBytes(this.#joined.length) + typedArrayBytes(this.#starts.byteLength);
+      return bytes + typedArrayBytes(this.#hashes.length * 4);
+    }
+    bytes += 2 * pushedArrayBytes(this.#terms.length);
     // A hash past the small-integer range is a boxed number.
-    bytes += this.terms.length * 2 * WORD;
-    for (const t of this.terms) bytes += stringBytes(t.length);
+    bytes += this.#terms.length * 2 * WORD;
+    for (const t of this.#terms) bytes += stringBytes(t.length);
     return bytes;
   }
 
@@ -103,7 +159,7 @@ export class TermTable {
     const size = this.#slots.length * 2;
     this.#slots = new Int32Array(size).fill(-1);
     this.#mask = size - 1;
-    for (let id = 0; id < this.terms.length; id++) {
+    for (let id = 0; id < this.#terms.length; id++) {
       let slot = this.#hashes[id] & this.#mask;
       while (this.#slots[slot] !== -1) slot = (slot + 1) & this.#mask;
       this.#slots[slot] = id;
@@ -111,12 +167,14 @@ export class TermTable {
   }
 
   #insert(term: string, hash: number, slot: number): number {
-    const id = this.terms.length;
-    if (!Array.isArray(this.#hashes)) throw new Error("a table made from parts takes no terms");
-    this.terms.push(term);
+    if (this.#starts || !Array.isArray(this.#hashes)) {
+      throw new Error("a table made from parts takes no terms");
+    }
+    const id = this.#terms.length;
+    this.#terms.push(term);
     this.#hashes.push(hash);
     this.#slots[slot] = id;
-    if (this.terms.length * 2 > this.#slots.length) this.#grow();
+    if (this.#terms.length * 2 > this.#slots.length) this.#grow();
     return id;
   }
 
@@ -128,19 +186,31 @@ export class TermTable {
       const id = this.#slots[slot];
       if (id === -1) return this.#insert(text.slice(start, end).toLowerCase(), hash, slot);
       if (this.#hashes[id] === hash) {
-        const term = this.terms[id];
-        if (term.length === len) {
+        // The term's characters: its own string, or its place in the joined one.
+        const starts = this.#starts;
+        const source = starts ? this.#joined : this.#terms[id];
+        const from = starts ? starts[id] : 0;
+        const length = starts ? starts[id + 1] - 1 - from : source.length;
+        if (length === len) {
           let k = 0;
           for (; k < len; k++) {
             let c = text.charCodeAt(start + k);
             if (c >= 65 && c <= 90) c += 32;
-            if (c !== term.charCodeAt(k)) break;
+            if (c !== source.charCodeAt(from + k)) break;
           }
           if (k === len) return id;
         }
       }
       slot = (slot + 1) & this.#mask;
     }
+  }
+
+  /** Whether term `id` is `term`. */
+  #is(id: number, term: string): boolean {
+    const starts = this.#starts;
+    if (!starts) return this.#terms[id] === term;
+    const from = starts[id];
+    return starts[id + 1] - 1 - from === term.length && this.#joined.startsWith(term, from);
   }
 
   /** Id of `term`, added if `add` and new; -1 when absent. */
@@ -150,7 +220,7 @@ export class TermTable {
     while (true) {
       const id = this.#slots[slot];
       if (id === -1) return add ? this.#insert(term, hash, slot) : -1;
-      if (this.#hashes[id] === hash && this.terms[id] === term) return id;
+      if (this.#hashes[id] === hash && this.#is(id, term)) return id;
       slot = (slot + 1) & this.#mask;
     }
   }
@@ -217,7 +287,7 @@ function buildField(texts: readonly string[], boost: number): Field {
     tfs.set(postings[t].tfs, start[t]);
   }
   const average = texts.length ? total / texts.length : 0;
-  return { table, start, docs, tfs, lengths, average, boost };
+  return { table: table.freeze(), start, docs, tfs, lengths, average, boost };
 }
 
 /** One hit. */
@@ -352,7 +422,7 @@ export class SearchIndex {
     const out: Scores = new Map();
     const seen = new Set<string>();
     for (const field of this.#fields) {
-      for (const candidate of field.table.terms) {
+      for (const candidate of field.table.all()) {
         if (seen.has(candidate) || seen.size >= 64) continue;
         if (boundedDistance(term, candidate, distance) <= distance) seen.add(candidate);
       }
