@@ -3,16 +3,15 @@
  * message off the main thread and posts back its Document in a form that is
  * cheap to adopt on the main thread (see {@link Converted}): the section
  * tree and the token count are computed here, and the anchors travel as an
- * array of ids and a transferred array of offsets (a Map of 70,000 entries
- * costs the receiving thread tens of milliseconds in one piece; the pool
- * builds it in slices between other work). Nothing here touches the network
- * or the page cache.
+ * {@link AnchorTable}'s parts (one string and transferred arrays: a Map of
+ * 70,000 entries would cost the receiving thread tens of milliseconds to
+ * rebuild). Nothing here touches the network or the page cache.
  *
  * @module
  */
 import { unwatchCancel, watchCancel } from "./cancel.ts";
 import { collectNow } from "../net/memory.ts";
-import { ID_SEPARATOR } from "./worker_pool.ts";
+import { type AnchorParts, AnchorTable } from "./anchors.ts";
 import { Document, type DocumentInit, sectionFeatures, tokensFromFeatures } from "./document.ts";
 import { convertHtml, type HtmlOptions } from "./pipeline.ts";
 import { queryIndex, type QueryIndexParts } from "./query_extract.ts";
@@ -42,10 +41,8 @@ export interface ConvertJob {
 export interface Converted {
   /** The Document's fields, without its anchors. */
   init: Omit<DocumentInit, "anchors">;
-  /** Anchor ids, in the order of {@link anchorOffsets}. */
-  anchorIds: string[];
-  /** The Markdown offset of each anchor id. */
-  anchorOffsets: Int32Array<ArrayBuffer>;
+  /** The anchors, as {@link AnchorTable.toParts} gives them. */
+  anchors: AnchorParts;
   /** The section tree. */
   sections: Section[];
   /** Estimated tokens of the Markdown. */
@@ -55,20 +52,18 @@ export interface Converted {
 }
 
 /**
- * The reply: the converted page, or the error's name and message. The two
- * large parts of a page (its Markdown, its anchor ids) come first, each in
- * a message of its own ({@link ConvertPart}), so that reading them is two
- * short tasks on the receiving thread rather than one long one; the final
- * message holds the rest.
+ * The reply: the converted page, or the error's name and message. The
+ * largest part of a page (its Markdown) comes first, in a message of its
+ * own ({@link ConvertPart}), so that reading it is a short task of its own on
+ * the receiving thread; the final message holds the rest.
  */
 export type ConvertReply =
-  | { id: number; ok: true; converted: Omit<Converted, "anchorIds"> & { init: { markdown: "" } } }
+  | { id: number; ok: true; converted: Converted & { init: { markdown: "" } } }
   | { id: number; ok: false; name: string; message: string };
 
 /** A large part of a reply, sent before it. */
 export type ConvertPart =
   | { id: number; part: "markdown"; markdown: string }
-  | { id: number; part: "anchorIds"; anchorIds: string[] | string }
   | { id: number; part: "slices"; slices: Slice[] }
   | { id: number; part: "search"; search: SearchIndexParts }
   | { id: number; part: "indexes"; query?: QueryIndexParts };
@@ -135,22 +130,29 @@ function pause(ms = PART_GAP_MS): void {
 /** The wait between two parts of a reply. */
 const PART_GAP_MS = 15;
 
-/** The page of `job`, converted. */
-function convert(job: ConvertJob): Converted {
+/** The page of `job`, converted, and the anchors' buffers to move with it. */
+function convert(job: ConvertJob): Converted & { anchorBuffers: ArrayBuffer[] } {
   const html = job.html ??
     new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
   const { anchors, ...init } = convertHtml(html, job.url, job.options);
   const sections = buildSections(init.markdown, anchors);
-  const anchorIds = anchors ? [...anchors.keys()] : [];
-  const anchorOffsets = Int32Array.from(anchors?.values() ?? []);
+  // Moved with the reply (the shared empty table has nothing to move).
+  const table = AnchorTable.from(anchors).toParts();
   const features = sectionFeatures(init.markdown, sections);
   const tokens = tokensFromFeatures(init.markdown, sections, features);
-  return { init, anchorIds, anchorOffsets, sections, tokens, sectionFeatures: features };
+  return {
+    init,
+    anchors: table.parts,
+    anchorBuffers: table.transfer,
+    sections,
+    tokens,
+    sectionFeatures: features,
+  };
 }
 
 scope.onmessage = (event) => {
   const job = event.data;
-  let converted: Converted | undefined;
+  let converted: ReturnType<typeof convert> | undefined;
   let failure: Error | undefined;
   watchCancel(job.cancel);
   try {
@@ -166,20 +168,15 @@ scope.onmessage = (event) => {
     collectAndReport();
     return;
   }
-  const { init, anchorIds, ...rest } = converted;
+  const { init, anchorBuffers: _moved, ...rest } = converted;
   scope.postMessage({ id: job.id, part: "markdown", markdown: init.markdown } as ConvertPart);
   pause();
-  // One string rather than tens of thousands: it crosses as one copy, and splits fast.
-  const joined = anchorIds.some((id) => id === "" || id.includes(ID_SEPARATOR))
-    ? anchorIds
-    : anchorIds.join(ID_SEPARATOR);
-  scope.postMessage({ id: job.id, part: "anchorIds", anchorIds: joined } as ConvertPart);
   const reply: ConvertReply = {
     id: job.id,
     ok: true,
     converted: { ...rest, init: { ...init, markdown: "" } },
   };
-  scope.postMessage(reply, [rest.anchorOffsets.buffer, rest.sectionFeatures.buffer]);
+  scope.postMessage(reply, [...converted.anchorBuffers, rest.sectionFeatures.buffer]);
   let built: ReturnType<typeof buildIndexes> | undefined;
   // The pool raises the job's flag when the build runs past its deadline (worker_pool.ts).
   watchCancel(job.cancel);

@@ -12,6 +12,7 @@ import type { Message } from "../hint.ts";
 import type { CitationInput } from "../shelf/record.ts";
 import { abortable } from "../abort.ts";
 import { freeArrays } from "../net/memory.ts";
+import { type AnchorSource, AnchorTable } from "./anchors.ts";
 import { SearchIndex } from "./search.ts";
 import { estimateTokens, FEATURE_COUNT, tokenFeatures, weighFeatures } from "./tokens.ts";
 import { buildSections, type Section, sectionAt } from "./sections.ts";
@@ -49,8 +50,8 @@ export interface DocumentInit {
   title: string;
   /** The Markdown body. */
   markdown: string;
-  /** Element id to Markdown offset (HTML pages). */
-  anchors?: Map<string, number>;
+  /** Element id to Markdown offset (HTML pages), in page order. */
+  anchors?: AnchorSource;
   /** Canonical URL declared by the page. */
   canonicalUrl?: string;
   /** Media type as served. */
@@ -166,7 +167,7 @@ export class Document {
   /** Markdown body. */
   readonly markdown: string;
   /** Element id to offset. */
-  readonly anchors: Map<string, number>;
+  readonly anchors: AnchorTable;
   /** Canonical URL. */
   readonly canonicalUrl?: string;
   /** Media type. */
@@ -212,7 +213,8 @@ export class Document {
     // its parent): the ones a Document keeps are copied, so a cached page holds no HTML.
     this.title = detach(init.title);
     this.markdown = init.markdown;
-    this.anchors = prebuilt ? init.anchors ?? new Map() : detachKeys(init.anchors);
+    // A table's ids are one new string: none is a view of the page's source.
+    this.anchors = AnchorTable.from(init.anchors);
     this.canonicalUrl = detach(init.canonicalUrl);
     this.contentType = detach(init.contentType);
     this.description = detach(init.description);
@@ -438,8 +440,7 @@ export class Document {
       if (s.id !== undefined) bytes += stringBytes(s.id.length);
       bytes += s.children.length > 0 ? pushedArrayBytes(s.children.length) : ARRAY_EMPTY;
     }
-    bytes += MAP + this.anchors.size * MAP_ENTRY;
-    for (const id of this.anchors.keys()) bytes += stringBytes(id.length);
+    bytes += this.anchors.approxBytes();
     for (const f of this.facts) bytes += OBJECT + 4 * WORD + JSON.stringify(f.value ?? "").length;
     return bytes;
   }
@@ -469,11 +470,4 @@ const ARRAY_EMPTY = arrayBytes(0);
  */
 function detach<T extends string | undefined>(text: T): T {
   return (text === undefined || text.length < 13 ? text : JSON.parse(JSON.stringify(text))) as T;
-}
-
-function detachKeys(anchors: Map<string, number> | undefined): Map<string, number> {
-  if (!anchors) return new Map();
-  const out = new Map<string, number>();
-  for (const [id, offset] of anchors) out.set(detach(id), offset);
-  return out;
 }

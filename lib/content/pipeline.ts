@@ -21,12 +21,12 @@ import { isSourcePath } from "./code_languages.ts";
 import { defaultFurniture } from "./extract.ts";
 import { htmlToMarkdown } from "./html.ts";
 import { selectMainContent } from "./select.ts";
+import { AnchorTable } from "./anchors.ts";
 import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
 import type { IndexParts } from "./convert_worker.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./query_extract.ts";
 import { SearchIndex } from "./search.ts";
 import { currentProgress } from "../net/progress.ts";
-import { freeArrays } from "../net/memory.ts";
 
 /** Thrown for content that cannot become a Document. */
 export class ContentError extends Error {
@@ -311,7 +311,8 @@ export function htmlDocument(html: string, url: string, options: HtmlOptions = {
  * terminating a busy worker does and does not do). The worker
  * gets the raw bytes and decodes them itself when the page says how
  * (`encoding`), which spares the main thread the decoding and the copy of
- * a long string.
+ * a long string; the bytes are moved to it, not copied, so `page.bytes` is
+ * empty afterwards when the page went to a worker.
  */
 export async function htmlDocumentOffThread(
   page: Pick<Resource, "text" | "bytes" | "encoding"> | string,
@@ -327,8 +328,9 @@ export async function htmlDocumentOffThread(
   progress?.report("convert", 0, undefined, `converting ${size} bytes of HTML`);
   let converted: ConvertedFields | undefined;
   if (size >= WORKER_MIN_CHARS) {
+    // The bytes are given up: a page read through a worker is never decoded here again.
     const input = source.bytes && source.encoding
-      ? { bytes: source.bytes, encoding: source.encoding() }
+      ? { bytes: source.bytes, encoding: source.encoding(), give: true }
       : { html: source.text() };
     try {
       converted = await convertInWorker(input, url, options, signal);
@@ -340,15 +342,10 @@ export async function htmlDocumentOffThread(
     }
   }
   signal?.throwIfAborted();
-  const doc = converted
-    ? await adopt(converted, signal)
-    : new Document(convertHtml(source.text(), url, options));
+  const doc = converted ? adopt(converted) : new Document(convertHtml(source.text(), url, options));
   progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
   return doc;
 }
-
-/** Anchors added to the Map between two turns of the event loop. */
-const ANCHORS_PER_TURN = 2048;
 
 /** Lets the event loop run (timers, I/O, other calls) before going on. */
 export function nextTurn(): Promise<void> {
@@ -356,25 +353,11 @@ export function nextTurn(): Promise<void> {
 }
 
 /**
- * The Document of a page a worker converted, built in pieces: the anchors
- * Map a few thousand entries at a time with a turn of the event loop
- * between, so no piece holds the thread for more than a few milliseconds.
+ * The Document of a page a worker converted: its parts are taken as they
+ * came (the anchors' table is the worker's, moved), nothing is rebuilt.
  */
-async function adopt(converted: ConvertedFields, signal?: AbortSignal): Promise<Document> {
-  const { anchorIds, anchorOffsets } = converted;
-  const anchors = new Map<string, number>();
-  for (let i = 0; i < anchorIds.length; i += ANCHORS_PER_TURN) {
-    if (i > 0) {
-      await nextTurn();
-      signal?.throwIfAborted();
-    }
-    const end = Math.min(anchorIds.length, i + ANCHORS_PER_TURN);
-    for (let k = i; k < end; k++) {
-      if (!anchors.has(anchorIds[k])) anchors.set(anchorIds[k], anchorOffsets[k]);
-    }
-  }
-  // The offsets are in the Map now: their buffer (transferred from the worker) goes back at once.
-  freeArrays([anchorOffsets]);
+function adopt(converted: ConvertedFields): Document {
+  const anchors = AnchorTable.fromParts(converted.anchors);
   const doc = new Document({ ...converted.init, anchors }, {
     sections: converted.sections,
     tokens: converted.tokens,

@@ -66,7 +66,10 @@ function cleanTitle(raw: string): string {
  * Finds the sections of `markdown`. `anchors` (HTML id to offset) lets a
  * heading keep its page id.
  */
-export function buildSections(markdown: string, anchors?: Map<string, number>): Section[] {
+export function buildSections(
+  markdown: string,
+  anchors?: { readonly size: number } & Iterable<[string, number]>,
+): Section[] {
   const sections: Section[] = [];
   let fence = "";
   let pos = 0;

@@ -49,12 +49,6 @@ import type {
 } from "./convert_worker.ts";
 import type { HtmlOptions } from "./pipeline.ts";
 
-/**
- * Joins the anchor ids of a reply when none holds it (the HTML parser turns
- * a NUL in an attribute into U+FFFD, so ids do not).
- */
-export const ID_SEPARATOR = "\0";
-
 /** Pages at least this many characters long convert in a worker. */
 export const WORKER_MIN_CHARS = 512 * 1024;
 
@@ -111,7 +105,6 @@ interface Running {
   indexed?: (indexes: IndexParts | undefined) => void;
   /** The parts of the reply received so far. */
   markdown?: string;
-  anchorIds?: string[];
   slices?: IndexParts["slices"];
   deadline?: ReturnType<typeof setTimeout>;
   search?: IndexParts["search"];
@@ -124,8 +117,17 @@ interface Waiting {
   cancel(reason: unknown): void;
 }
 
-/** A page to convert: its text, or its bytes and their charset. */
-export type ConvertInput = { html: string } | { bytes: Uint8Array; encoding: string };
+/**
+ * A page to convert: its text, or its bytes and their charset. With `give`,
+ * the caller gives its bytes up: when they fill their buffer, the buffer is
+ * moved to the worker as it is (the caller's array is left empty) instead of
+ * being copied first, which spares the main thread a copy of the whole page.
+ */
+export type ConvertInput = { html: string } | {
+  bytes: Uint8Array;
+  encoding: string;
+  give?: boolean;
+};
 
 /**
  * What a worker returns: the page's Document in parts (see
@@ -199,10 +201,7 @@ function spawn(): Slot {
       if (!job || job.id !== data.id) return;
       if ("part" in data) {
         if (data.part === "markdown") job.markdown = data.markdown;
-        else if (data.part === "anchorIds") {
-          const ids = data.anchorIds;
-          job.anchorIds = typeof ids !== "string" ? ids : ids === "" ? [] : ids.split(ID_SEPARATOR);
-        } else if (data.part === "slices") job.slices = data.slices;
+        else if (data.part === "slices") job.slices = data.slices;
         else if (data.part === "search") job.search = data.search;
         else {
           slot.job = undefined;
@@ -219,8 +218,7 @@ function spawn(): Slot {
         const { init, ...rest } = data.converted;
         const indexes = new Promise<IndexParts | undefined>((resolve) => job.indexed = resolve);
         const markdown = job.markdown ?? "";
-        const anchorIds = job.anchorIds ?? [];
-        job.markdown = job.anchorIds = undefined;
+        job.markdown = undefined;
         job.reject = () => {
           clearTimeout(job.deadline);
           job.indexed?.(undefined);
@@ -230,7 +228,7 @@ function spawn(): Slot {
           job.deadline = setTimeout(() => raiseCancel(cancel), INDEX_DEADLINE_MS);
           Deno.unrefTimer(job.deadline);
         }
-        job.resolve({ ...rest, init: { ...init, markdown }, anchorIds, indexes });
+        job.resolve({ ...rest, init: { ...init, markdown }, indexes });
         return;
       }
       slot.job = undefined;
@@ -286,6 +284,11 @@ function pump(): void {
       queue.shift()!.start(spawn());
     } else return;
   }
+}
+
+/** Whether a worker holds a page now (converting it, or building its indexes). */
+export function workersBusy(): boolean {
+  return slots.some((s) => s.job !== undefined);
 }
 
 /**
@@ -359,10 +362,13 @@ export function convertInWorker(
             const job: ConvertJob = { id, html: input.html, url, options, cancel };
             s.worker.postMessage(job);
           } else {
-            // A copy is moved, not cloned: the caller keeps its bytes.
-            const bytes = input.bytes.slice();
+            // Moved, not cloned: a copy unless the caller gave its bytes up and they fill their buffer.
+            const given = input.bytes.buffer;
+            const whole = given instanceof ArrayBuffer && input.bytes.byteOffset === 0 &&
+              input.bytes.byteLength === given.byteLength;
+            const bytes = input.give && whole ? input.bytes : input.bytes.slice();
             const job: ConvertJob = { id, bytes, encoding: input.encoding, url, options, cancel };
-            s.worker.postMessage(job, [bytes.buffer]);
+            s.worker.postMessage(job, [bytes.buffer as ArrayBuffer]);
           }
         });
       },

@@ -135,6 +135,12 @@ export interface ReadBodyOptions {
   signal?: AbortSignal;
   /** Called with the decoded bytes read so far, after each chunk. */
   onBytes?: (bytes: number) => void;
+  /**
+   * The body's length when the server said it (Content-Length without a
+   * content coding): the bytes are then copied into one array of that size
+   * as they come, so the end of a large body costs no copy of the whole.
+   */
+  expectedBytes?: number;
 }
 
 /** Reads a body to the end, decoding its content encoding, within `maxBytes`. */
@@ -162,9 +168,17 @@ export async function readBody(
   const source = codings.length
     ? decodedChunks(reader, codings[0], options.url)
     : rawChunks(reader);
+  // A raw body of a stated length goes straight into one array (a server that sends more than
+  // it said falls back to the list of chunks).
+  const expected = options.expectedBytes;
+  let whole = !codings.length && expected !== undefined && Number.isSafeInteger(expected) &&
+      expected > 0 && expected <= options.maxBytes
+    ? new Uint8Array(expected)
+    : undefined;
   try {
     for await (const chunk of source) {
       if (options.signal?.aborted) throw options.signal.reason;
+      const at = total;
       total += chunk.length;
       if (total > options.maxBytes) {
         throw new NetError(
@@ -175,7 +189,17 @@ export async function readBody(
           { limit: options.maxBytes },
         );
       }
-      chunks.push(chunk);
+      if (whole && total <= whole.length) {
+        whole.set(chunk, at);
+        // The reader's chunk is copied: its memory goes back now.
+        freeArrays([chunk]);
+      } else {
+        if (whole) {
+          chunks.push(whole.subarray(0, at));
+          whole = undefined;
+        }
+        chunks.push(chunk);
+      }
       options.onBytes?.(total);
     }
     // A cancelled read also ends the stream: an abort is not a complete body.
@@ -195,6 +219,7 @@ export async function readBody(
     options.signal?.removeEventListener("abort", onAbort);
     await source.return(undefined).catch(() => {});
   }
+  if (whole) return total === whole.length ? whole : whole.subarray(0, total);
   if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(total);
   let offset = 0;

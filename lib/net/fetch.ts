@@ -421,6 +421,7 @@ export class Net {
       maxBytes,
       url: hop.url.href,
       signal,
+      expectedBytes: total,
       onBytes: progress &&
         ((n) =>
           progress.report("download", n, total, `downloaded ${formatBytes(n)} from ${where}`)),

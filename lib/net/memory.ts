@@ -9,15 +9,44 @@
  *
  * The collector is reached through `node:v8` (`--expose-gc` set at run time)
  * and `node:vm`, loaded on first need; where that is unavailable nothing
- * happens and V8's own schedule applies.
+ * happens and V8's own schedule applies. (That collector is Deno's: a
+ * low-memory notification, two or more full collections that give the
+ * freed pages back; V8's own `gc()`, reachable only with the flag given at
+ * start-up, collects once but keeps the freed pages, so RSS stays up.)
+ *
+ * A collection asked for while a call is being answered ({@link answerFirst})
+ * waits until that call has answered: its pause (a few hundred ms on a full
+ * cache while a worker takes the other core) then holds up no answer that
+ * was ready.
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 
 /** Heap above what the cache holds that is left to V8's own schedule. */
 export const RECLAIM_SLACK_BYTES = 96 * 1024 * 1024;
+/**
+ * The same while a conversion worker holds a page: the worker's own heap
+ * (up to a hundred MB while it builds a large page's indexes) then comes on
+ * top of this thread's, so less of this thread's garbage is left waiting.
+ */
+export const RECLAIM_BUSY_SLACK_BYTES = 64 * 1024 * 1024;
 /** Least time between two collections. */
 export const RECLAIM_INTERVAL_MS = 1000;
+/**
+ * How long after a call has answered the collection it asked for starts:
+ * long enough for the answer's bytes to be written (they go out through
+ * several turns of the event loop), short enough that the garbage is not
+ * kept for long.
+ */
+export const RECLAIM_AFTER_ANSWER_MS = 50;
+
+/** A call being answered, and the collection it asked for, if any. */
+interface Answering {
+  done: boolean;
+  asked?: { retained: () => number; busy: () => boolean; settle: ((ran: boolean) => void)[] };
+}
+const answering = new AsyncLocalStorage<Answering>();
 
 let collector: (() => void) | null | undefined;
 let scheduled = false;
@@ -76,15 +105,57 @@ export function expectedLive(
 }
 
 /**
+ * Runs `work` (one call: its load, its view and its answer) so that a
+ * collection asked for during it ({@link reclaimMemory}) waits until the
+ * work is done and its answer written ({@link RECLAIM_AFTER_ANSWER_MS}).
+ * Calls may nest; each defers its own.
+ */
+export async function answerFirst<T>(work: () => Promise<T>): Promise<T> {
+  const scope: Answering = { done: false };
+  try {
+    return await answering.run(scope, work);
+  } finally {
+    scope.done = true;
+    const asked = scope.asked;
+    scope.asked = undefined;
+    if (asked) {
+      const timer = setTimeout(() => {
+        reclaimMemory(asked.retained, asked.busy).then((ran) =>
+          asked.settle.forEach((f) => f(ran))
+        );
+      }, RECLAIM_AFTER_ANSWER_MS);
+      Deno.unrefTimer(timer);
+    }
+  }
+}
+
+/**
  * Asks for a full collection when the heap (typed arrays included) exceeds
  * what should be live ({@link expectedLive}: what the last collection left,
- * plus what the caches, holding `retainedBytes` now, gained since) by more
- * than {@link RECLAIM_SLACK_BYTES}; resolves to whether one ran. Runs after
- * the current task (a timer), so an answer in flight is sent first.
+ * plus what the caches, holding `retained()` now, gained since) by more
+ * than {@link RECLAIM_SLACK_BYTES} ({@link RECLAIM_BUSY_SLACK_BYTES} while
+ * `busy()`); resolves to whether one ran. Runs after the current task (a
+ * timer), and inside {@link answerFirst} once the call has answered.
  */
-export function reclaimMemory(retainedBytes: number): Promise<boolean> {
+export function reclaimMemory(
+  retained: number | (() => number),
+  busy: boolean | (() => boolean) = false,
+): Promise<boolean> {
+  const retainedNow = typeof retained === "number" ? () => retained : retained;
+  const busyNow = typeof busy === "boolean" ? () => busy : busy;
+  const scope = answering.getStore();
+  if (scope && !scope.done) {
+    // One collection per call at most, judged by the figures when the call has answered.
+    return new Promise((resolve) => {
+      const settle = scope.asked?.settle ?? [];
+      settle.push(resolve);
+      scope.asked = { retained: retainedNow, busy: busyNow, settle };
+    });
+  }
   if (scheduled || collector === null) return Promise.resolve(false);
-  if (held() <= expectedLive(retainedBytes, floor, floorRetained) + RECLAIM_SLACK_BYTES) {
+  const slack = busyNow() ? RECLAIM_BUSY_SLACK_BYTES : RECLAIM_SLACK_BYTES;
+  const retainedBytes = retainedNow();
+  if (held() <= expectedLive(retainedBytes, floor, floorRetained) + slack) {
     return Promise.resolve(false);
   }
   const wait = Math.max(0, last + RECLAIM_INTERVAL_MS - performance.now());
@@ -95,7 +166,7 @@ export function reclaimMemory(retainedBytes: number): Promise<boolean> {
         if (!await collectNow()) return resolve(false);
         last = performance.now();
         floor = held(true);
-        floorRetained = retainedBytes;
+        floorRetained = retainedNow();
         resolve(true);
       } finally {
         scheduled = false;

@@ -18,6 +18,7 @@ import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
 import { tokenizerReady } from "../content/tokens.ts";
 import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
+import { answerFirst } from "../net/memory.ts";
 import { ProgressReporter, withProgress } from "../net/progress.ts";
 import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
@@ -216,7 +217,18 @@ function rewordValidationErrors(server: McpServer): void {
  * for what it threw, each text capped at the response limit. The MCP
  * registration and the library's `callTool` both go through here.
  */
-export async function runTool(
+export function runTool(
+  tool: ResolvedTool,
+  args: unknown,
+  settings: Pick<McpServerSettings, "registry" | "defaultOutput" | "tips">,
+  signal: AbortSignal,
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>,
+): Promise<ToolResult> {
+  // A collection the call's load asks for waits until the call has answered.
+  return answerFirst(() => callTool(tool, args, settings, signal, progress));
+}
+
+async function callTool(
   tool: ResolvedTool,
   args: unknown,
   settings: Pick<McpServerSettings, "registry" | "defaultOutput" | "tips">,

@@ -28,6 +28,7 @@
  *
  * @module
  */
+import { answerFirst } from "../net/memory.ts";
 import { sharedStore } from "../net/shared.ts";
 import { shelfHealth } from "../shelf/mod.ts";
 import { z } from "zod";
@@ -749,7 +750,8 @@ export function createRestApi(options: RestOptions = {}): RestApi {
             controller.close();
           } catch { /* already closed */ }
         };
-        (async () => {
+        // Its own call: the stream outlives the request handler.
+        answerFirst(async () => {
           try {
             const a = await answer(req, signal, (stage) => {
               const data: Record<string, unknown> = { stage, url: req.url.page };
@@ -764,7 +766,7 @@ export function createRestApi(options: RestOptions = {}): RestApi {
           } finally {
             close();
           }
-        })();
+        });
       },
       cancel() {
         open = false;
@@ -775,50 +777,55 @@ export function createRestApi(options: RestOptions = {}): RestApi {
   }
 
   return {
-    async fetch(request: Request): Promise<Response> {
-      const path = restPath(new URL(request.url).pathname);
-      if (path === undefined) {
-        return json(404, { error: `no such path; the API serves ${REST_PATHS.join(", ")}` });
-      }
-      if (!(REST_METHODS as readonly string[]).includes(request.method)) {
-        return json(
-          405,
-          {
-            error: `${request.method} is not allowed on ${path}; use GET (or HEAD)`,
-            kind: "method_not_allowed",
-          },
-          { allow: REST_METHODS.join(", ") },
-        );
-      }
-      let response: Response;
-      try {
-        switch (path) {
-          case "/healthz":
-            response = json(200, await health(version));
-            break;
-          case "/openapi.json":
-            response = json(
-              200,
-              openApiDocument(version, { api: apiSchema, sections: sectionsSchema }),
-            );
-            break;
-          case "/api":
-            response = await api(request);
-            break;
-          case "/api/sections":
-            response = await sections(request);
-            break;
-          case "/api/stream":
-            return stream(request);
-        }
-      } catch (error) {
-        response = errorResponse(apiError(error));
-      }
-      if (request.method === "HEAD") {
-        await response.body?.cancel();
-        return new Response(null, { status: response.status, headers: response.headers });
-      }
-      return response;
+    fetch(request: Request): Promise<Response> {
+      // A collection a page's load asks for waits until the answer is out.
+      return answerFirst(() => route(request));
     },
   };
+
+  async function route(request: Request): Promise<Response> {
+    const path = restPath(new URL(request.url).pathname);
+    if (path === undefined) {
+      return json(404, { error: `no such path; the API serves ${REST_PATHS.join(", ")}` });
+    }
+    if (!(REST_METHODS as readonly string[]).includes(request.method)) {
+      return json(
+        405,
+        {
+          error: `${request.method} is not allowed on ${path}; use GET (or HEAD)`,
+          kind: "method_not_allowed",
+        },
+        { allow: REST_METHODS.join(", ") },
+      );
+    }
+    let response: Response;
+    try {
+      switch (path) {
+        case "/healthz":
+          response = json(200, await health(version));
+          break;
+        case "/openapi.json":
+          response = json(
+            200,
+            openApiDocument(version, { api: apiSchema, sections: sectionsSchema }),
+          );
+          break;
+        case "/api":
+          response = await api(request);
+          break;
+        case "/api/sections":
+          response = await sections(request);
+          break;
+        case "/api/stream":
+          return stream(request);
+      }
+    } catch (error) {
+      response = errorResponse(apiError(error));
+    }
+    if (request.method === "HEAD") {
+      await response.body?.cancel();
+      return new Response(null, { status: response.status, headers: response.headers });
+    }
+    return response;
+  }
 }

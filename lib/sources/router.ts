@@ -13,6 +13,7 @@ import type { Document } from "../content/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
 import { reclaimMemory } from "../net/memory.ts";
+import { workersBusy } from "../content/worker_pool.ts";
 import { keyId, type PageKey, staticKey, withoutFragment } from "../net/page_key.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
 import { sharedLoad, sharedLookup } from "./shared_cache.ts";
@@ -147,7 +148,7 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
         // (Adopting them leaves little garbage: the worker built them. No collection is asked.)
         if (doc.building) doc.ready().then(() => recountKey(key, doc, false));
         // A conversion leaves its garbage (and evicted pages theirs): give it back.
-        reclaimMemory(pageCache().bytes);
+        reclaimMemory(() => pageCache().bytes, workersBusy);
         return doc;
       })
       .finally(() => {
@@ -207,6 +208,8 @@ function recountKey(key: PageKey, doc: Document, reclaim = true): void {
     const before = pageCache().bytes;
     pageCache().set(key, doc);
     // Building an index leaves garbage too (a question on a built index does not).
-    if (reclaim && pageCache().bytes !== before) reclaimMemory(pageCache().bytes);
+    if (reclaim && pageCache().bytes !== before) {
+      reclaimMemory(() => pageCache().bytes, workersBusy);
+    }
   }
 }

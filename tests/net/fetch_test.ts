@@ -116,13 +116,13 @@ Deno.test("fetch: a plain page through the pinned transport", async () => {
   );
 });
 
-Deno.test("fetch: a body of many chunks arrives byte for byte (the reader takes the chunks over without copying)", async () => {
+Deno.test("fetch: a body of many chunks arrives byte for byte, with or without a stated length", async () => {
   // 4 MB of varied bytes (the cap is 5 MiB), streamed in uneven writes: hundreds of chunks.
   const body = new Uint8Array(4_000_000);
   for (let i = 0; i < body.length; i++) body[i] = (i * 2654435761) >>> 24;
   const pieces = [7, 65_536, 1_000, 200_000, 31];
   await serve(
-    () =>
+    (req) =>
       new Response(
         new ReadableStream({
           start(controller) {
@@ -134,15 +134,24 @@ Deno.test("fetch: a body of many chunks arrives byte for byte (the reader takes 
             controller.close();
           },
         }),
+        // /sized states its length (the bytes go straight into one array), the others do not.
+        { headers: req.url.endsWith("/sized") ? { "content-length": String(body.length) } : {} },
       ),
     async (base) => {
       const net = localNet();
-      // Two at once: the chunks of one body are never another's.
-      const [a, b] = await Promise.all([net.fetch(`${base}/a`), net.fetch(`${base}/b`)]);
-      for (const result of [a, b]) {
+      // At once: the chunks of one body are never another's.
+      const [a, b, sized] = await Promise.all(
+        ["a", "b", "sized"].map((p) => net.fetch(`${base}/${p}`)),
+      );
+      assert.equal(sized.headers.get("content-length"), String(body.length));
+      assert.equal(a.headers.get("content-length"), null);
+      for (const result of [a, b, sized]) {
         assert.equal(result.pinned, true);
         assert.equal(result.bytes.length, body.length);
         assert.ok(result.bytes.every((v, i) => v === body[i]), "the same bytes in the same order");
+        // One array that fills its buffer: a worker can take it over without a copy.
+        assert.equal(result.bytes.byteOffset, 0);
+        assert.equal(result.bytes.buffer.byteLength, body.length);
       }
     },
   );

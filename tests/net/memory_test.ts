@@ -4,7 +4,14 @@
  * when it does not.
  */
 import assert from "node:assert/strict";
-import { expectedLive, RECLAIM_SLACK_BYTES, reclaimMemory } from "../../lib/net/memory.ts";
+import {
+  answerFirst,
+  expectedLive,
+  RECLAIM_AFTER_ANSWER_MS,
+  RECLAIM_INTERVAL_MS,
+  RECLAIM_SLACK_BYTES,
+  reclaimMemory,
+} from "../../lib/net/memory.ts";
 
 Deno.test("memory: a heap well above what is retained is collected, and shrinks", async () => {
   let garbage: unknown[] | null = Array.from({ length: 2_000_000 }, (_, i) => ({ i, s: `x${i}` }));
@@ -45,4 +52,40 @@ Deno.test("memory: pages stored since the last collection are live, pages evicte
   assert.equal(await reclaimMemory(usage.heapTotal + usage.external), false);
   pages = null;
   assert.equal(pages, null);
+});
+
+Deno.test("memory: a collection asked for during a call runs once the call has answered", async () => {
+  // Past the least interval since the last collection: only the call can hold this one back.
+  await new Promise((resolve) => setTimeout(resolve, RECLAIM_INTERVAL_MS));
+  let garbage: unknown[] | null = Array.from({ length: 2_000_000 }, (_, i) => ({ i, s: `z${i}` }));
+  assert.ok(Deno.memoryUsage().heapTotal > RECLAIM_SLACK_BYTES, "the test made a large heap");
+  garbage = null;
+  const hold = setInterval(() => {}, 50);
+  try {
+    let asked: Promise<boolean> | undefined;
+    let ranAt = 0;
+    let answeredAt = 0;
+    let settledInCall = false;
+    const answer = await answerFirst(async () => {
+      // The load asks; the call goes on to make its answer (100 ms of it here).
+      asked = reclaimMemory(0).then((ran) => {
+        ranAt = performance.now();
+        return ran;
+      });
+      asked.then(() => settledInCall = answeredAt === 0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answeredAt = performance.now();
+      return "the answer";
+    });
+    assert.equal(answer, "the answer");
+    assert.equal(await asked, true, "the collection ran");
+    assert.equal(settledInCall, false, "not while the call was being answered");
+    assert.ok(
+      ranAt - answeredAt >= RECLAIM_AFTER_ANSWER_MS - 5,
+      `ran ${ranAt - answeredAt} ms after the answer`,
+    );
+    assert.equal(garbage, null);
+  } finally {
+    clearInterval(hold);
+  }
 });
