@@ -23,7 +23,10 @@
  *    p99 is not the one slowest ping of one conversion);
  * 3. **small page under load**: PEP 8 outlines one after the other during a
  *    WHATWG conversion;
- * 4. **cancel**: a WHATWG call cancelled by the client (its AbortSignal:
+ * 4. **cancel**: once the server has used no CPU for 300 ms (the page of
+ *    step 3 goes on building its indexes in the worker for a second or two
+ *    after its answer, which is not the cancelled call's work), a WHATWG
+ *    call cancelled by the client (its AbortSignal:
  *    the SDK sends `notifications/cancelled`) 300 ms after the last byte
  *    of the page left the upstream, early in the conversion;
  *    the time from the cancel to the server's last CPU tick (all its
@@ -100,6 +103,22 @@ function cpuSeconds(pid: number): number {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Waits until the process has used no CPU for `quietMs` (at most 30 s); the time waited. */
+async function untilIdle(pid: number, quietMs: number): Promise<number> {
+  const start = performance.now();
+  let last = cpuSeconds(pid);
+  let busyAt = start;
+  while (performance.now() - start < 30_000) {
+    await sleep(25);
+    const now = performance.now();
+    const cpu = cpuSeconds(pid);
+    if (cpu > last) busyAt = now;
+    last = cpu;
+    if (now - busyAt >= quietMs) break;
+  }
+  return performance.now() - start;
 }
 
 let serial = 0;
@@ -183,8 +202,11 @@ async function measure(mode: "thread" | "worker"): Promise<Figures> {
       await call;
     }
 
-    // Cancel during the conversion.
-    await sleep(500);
+    // Cancel during the conversion, once the server is idle: the WHATWG page before goes on
+    // building its indexes in the worker for a few seconds after its answer, and that work is
+    // not the cancelled call's.
+    const settled = await untilIdle(server.pid, 300);
+    console.error(`the server was idle after ${settled.toFixed(0)} ms; cancelling a WHATWG call`);
     const key = fresh();
     const sentBody = bodySent(key);
     const abort = new AbortController();
