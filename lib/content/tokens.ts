@@ -337,6 +337,14 @@ interface Encoding {
 
 let encoding: Encoding | undefined;
 let loading: Promise<Encoding> | undefined;
+
+/**
+ * Words whose merges the encoder remembers. gpt-tokenizer keeps 100,000 by
+ * default: as many strings and arrays on the heap of a server that counted
+ * a few large pages, which every full collection then visits; 5,000 encode
+ * as fast on the real pages (`bench/tokenizer_cache.ts`).
+ */
+export const MERGE_CACHE_WORDS = 5000;
 // Text that looks like a special token (<|endoftext|>) is counted as text.
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
@@ -347,6 +355,7 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
  */
 export function tokenizerReady(): Promise<void> {
   loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
+    m.setMergeCacheSize(MERGE_CACHE_WORDS);
     encoding = { encode: m.encode, decode: m.decode };
     return encoding;
   });
