@@ -30,7 +30,7 @@ export const RECLAIM_SLACK_BYTES = 96 * 1024 * 1024;
  * (up to a hundred MB while it builds a large page's indexes) then comes on
  * top of this thread's, so less of this thread's garbage is left waiting.
  */
-export const RECLAIM_BUSY_SLACK_BYTES = 64 * 1024 * 1024;
+export const RECLAIM_BUSY_SLACK_BYTES = 48 * 1024 * 1024;
 /** Least time between two collections. */
 export const RECLAIM_INTERVAL_MS = 1000;
 /**
