@@ -225,37 +225,29 @@ export function runTool(
   progress?: (progress: number, total?: number, message?: string) => Promise<void>,
 ): Promise<ToolResult> {
   // A collection the call's load asks for waits until the call has answered.
-  return answerFirst(() => callTool(tool, args, settings, signal, progress));
-}
-
-async function callTool(
-  tool: ResolvedTool,
-  args: unknown,
-  settings: Pick<McpServerSettings, "registry" | "defaultOutput" | "tips">,
-  signal: AbortSignal,
-  progress?: (progress: number, total?: number, message?: string) => Promise<void>,
-): Promise<ToolResult> {
-  // The response cap counts real tokens: the tables load on the first tool call.
-  await Promise.all([envelopeReady(), tokenizerReady()]);
-  let result: ToolResult;
-  try {
-    result = await withCredentialLedger(() =>
-      tool.definition.handler(
-        args as never,
-        toolContext({
-          registry: settings.registry,
-          defaultOutput: settings.defaultOutput,
-          tips: settings.tips,
-          signal,
-          progress,
-        }),
-      )
-    );
-  } catch (error) {
-    // A call whose client cancelled it or went away: whatever it threw, that is the story.
-    result = signal.aborted ? cancelled(tool.name, signal.reason) : toolFailure(tool.name, error);
-  }
-  return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
+  return answerFirst(async () => {
+    // The response cap counts real tokens: the tables load on the first tool call.
+    await Promise.all([envelopeReady(), tokenizerReady()]);
+    let result: ToolResult;
+    try {
+      result = await withCredentialLedger(() =>
+        tool.definition.handler(
+          args as never,
+          toolContext({
+            registry: settings.registry,
+            defaultOutput: settings.defaultOutput,
+            tips: settings.tips,
+            signal,
+            progress,
+          }),
+        )
+      );
+    } catch (error) {
+      // A call whose client cancelled it or went away: whatever it threw, that is the story.
+      result = signal.aborted ? cancelled(tool.name, signal.reason) : toolFailure(tool.name, error);
+    }
+    return { ...result, content: result.content.map((c) => ({ ...c, text: capText(c.text) })) };
+  });
 }
 
 /** The result of a call stopped by its signal, logged as one line (a dropped client is no fault). */
