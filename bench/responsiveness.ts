@@ -105,20 +105,24 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Waits until the process has used no CPU for `quietMs` (at most 30 s); the time waited. */
-async function untilIdle(pid: number, quietMs: number): Promise<number> {
+/**
+ * Waits until the process has used no CPU (10 ms ticks) for `quietMs`, at
+ * most `limitMs`: when its last busy tick was seen, in ms from the start,
+ * or NaN when it never went quiet.
+ */
+async function untilIdle(pid: number, quietMs: number, limitMs = 30_000): Promise<number> {
   const start = performance.now();
   let last = cpuSeconds(pid);
   let busyAt = start;
-  while (performance.now() - start < 30_000) {
+  while (performance.now() - start < limitMs) {
     await sleep(25);
     const now = performance.now();
     const cpu = cpuSeconds(pid);
     if (cpu > last) busyAt = now;
     last = cpu;
-    if (now - busyAt >= quietMs) break;
+    if (now - busyAt >= quietMs) return busyAt - start;
   }
-  return performance.now() - start;
+  return NaN;
 }
 
 let serial = 0;
@@ -206,7 +210,7 @@ async function measure(mode: "thread" | "worker"): Promise<Figures> {
     // building its indexes in the worker for a few seconds after its answer, and that work is
     // not the cancelled call's.
     const settled = await untilIdle(server.pid, 300);
-    console.error(`the server was idle after ${settled.toFixed(0)} ms; cancelling a WHATWG call`);
+    console.error(`the server was last busy ${settled.toFixed(0)} ms in; cancelling a WHATWG call`);
     const key = fresh();
     const sentBody = bodySent(key);
     const abort = new AbortController();
@@ -218,24 +222,10 @@ async function measure(mode: "thread" | "worker"): Promise<Figures> {
     await sentBody;
     await sleep(300);
     abort.abort();
-    const cancelledAt = performance.now();
-    // Idle: no CPU tick (10 ms each) for 150 ms; the cancel freed the CPU at the last tick seen.
-    // (A busy server on a shared machine may get only a fifth of a core: one window without a
-    // tick is not enough.)
-    let cancelToIdleMs = NaN;
-    let last = cpuSeconds(server.pid);
-    let lastBusyAt = cancelledAt;
-    while (performance.now() - cancelledAt < 20_000) {
-      await sleep(25);
-      const now = performance.now();
-      const cpu = cpuSeconds(server.pid);
-      if (cpu > last) lastBusyAt = now;
-      last = cpu;
-      if (now - lastBusyAt >= 150) {
-        cancelToIdleMs = lastBusyAt - cancelledAt;
-        break;
-      }
-    }
+    // Idle: no CPU tick for 150 ms; the cancel freed the CPU at the last tick seen. (A busy
+    // server on a shared machine may get only a fifth of a core: one window without a tick is
+    // not enough.)
+    const cancelToIdleMs = await untilIdle(server.pid, 150, 20_000);
     await call;
     return { pingIdle, smallIdle, pingBusy, smallBusy, cancelToIdleMs, lateResult };
   } finally {

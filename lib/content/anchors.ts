@@ -85,23 +85,20 @@ export class AnchorTable implements Iterable<[string, number]> {
     return n === 0 ? AnchorTable.#empty : new AnchorTable(parts);
   }
 
+  /** The table as plain data (see {@link AnchorTable.buffersOf} to move it). */
+  toParts(): AnchorParts {
+    return { ids: this.#ids, starts: this.#starts, offsets: this.#offsets, order: this.#order };
+  }
+
   /**
-   * The table as plain data, and the buffers to transfer with it (once they
-   * are transferred, this thread's table is empty: for a table made to be sent).
+   * The buffers to transfer with `parts` (once they are, the sending thread's
+   * table is empty: for a table made to be sent). None for a page without
+   * ids: the empty table is shared, and moving its arrays would empty it.
    */
-  toParts(): { parts: AnchorParts; transfer: ArrayBuffer[] } {
-    const parts: AnchorParts = {
-      ids: this.#ids,
-      starts: this.#starts,
-      offsets: this.#offsets,
-      order: this.#order,
-    };
-    return {
-      parts,
-      transfer: this === AnchorTable.#empty
-        ? []
-        : [this.#starts.buffer, this.#offsets.buffer, this.#order.buffer],
-    };
+  static buffersOf(parts: AnchorParts): ArrayBuffer[] {
+    return parts.offsets.length === 0
+      ? []
+      : [parts.starts.buffer, parts.offsets.buffer, parts.order.buffer];
   }
 
   /** Distinct ids. */

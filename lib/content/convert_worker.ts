@@ -130,20 +130,17 @@ function pause(ms = PART_GAP_MS): void {
 /** The wait between two parts of a reply. */
 const PART_GAP_MS = 15;
 
-/** The page of `job`, converted, and the anchors' buffers to move with it. */
-function convert(job: ConvertJob): Converted & { anchorBuffers: ArrayBuffer[] } {
+/** The page of `job`, converted. */
+function convert(job: ConvertJob): Converted {
   const html = job.html ??
     new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
   const { anchors, ...init } = convertHtml(html, job.url, job.options);
   const sections = buildSections(init.markdown, anchors);
-  // Moved with the reply (the shared empty table has nothing to move).
-  const table = AnchorTable.from(anchors).toParts();
   const features = sectionFeatures(init.markdown, sections);
   const tokens = tokensFromFeatures(init.markdown, sections, features);
   return {
     init,
-    anchors: table.parts,
-    anchorBuffers: table.transfer,
+    anchors: AnchorTable.from(anchors).toParts(),
     sections,
     tokens,
     sectionFeatures: features,
@@ -152,7 +149,7 @@ function convert(job: ConvertJob): Converted & { anchorBuffers: ArrayBuffer[] } 
 
 scope.onmessage = (event) => {
   const job = event.data;
-  let converted: ReturnType<typeof convert> | undefined;
+  let converted: Converted | undefined;
   let failure: Error | undefined;
   watchCancel(job.cancel);
   try {
@@ -168,7 +165,7 @@ scope.onmessage = (event) => {
     collectAndReport();
     return;
   }
-  const { init, anchorBuffers: _moved, ...rest } = converted;
+  const { init, ...rest } = converted;
   scope.postMessage({ id: job.id, part: "markdown", markdown: init.markdown } as ConvertPart);
   pause();
   const reply: ConvertReply = {
@@ -176,7 +173,7 @@ scope.onmessage = (event) => {
     ok: true,
     converted: { ...rest, init: { ...init, markdown: "" } },
   };
-  scope.postMessage(reply, [...converted.anchorBuffers, rest.sectionFeatures.buffer]);
+  scope.postMessage(reply, [...AnchorTable.buffersOf(rest.anchors), rest.sectionFeatures.buffer]);
   let built: ReturnType<typeof buildIndexes> | undefined;
   // The pool raises the job's flag when the build runs past its deadline (worker_pool.ts).
   watchCancel(job.cancel);

@@ -97,9 +97,9 @@ export interface DocumentFact {
 
 /**
  * Parts of a Document computed elsewhere (a conversion worker), so the
- * thread that adopts it does not compute them again. Its strings and the
- * anchors must not be views of a page's source (strings that came through
- * `postMessage` are copies): they are kept as given.
+ * thread that adopts it does not compute them again. Its strings must not
+ * be views of a page's source (strings that came through `postMessage` are
+ * copies): they are kept as given.
  */
 export interface Prebuilt {
   /** The section tree of the Markdown, as {@link buildSections} makes it. */

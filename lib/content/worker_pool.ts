@@ -39,6 +39,7 @@
 import { raiseCancel } from "./cancel.ts";
 import { env } from "../config.ts";
 import { log } from "../log.ts";
+import { wholeBuffer } from "../net/memory.ts";
 import type {
   Converted,
   ConvertJob,
@@ -363,10 +364,9 @@ export function convertInWorker(
             s.worker.postMessage(job);
           } else {
             // Moved, not cloned: a copy unless the caller gave its bytes up and they fill their buffer.
-            const given = input.bytes.buffer;
-            const whole = given instanceof ArrayBuffer && input.bytes.byteOffset === 0 &&
-              input.bytes.byteLength === given.byteLength;
-            const bytes = input.give && whole ? input.bytes : input.bytes.slice();
+            const bytes = input.give && wholeBuffer(input.bytes)
+              ? input.bytes
+              : input.bytes.slice();
             const job: ConvertJob = { id, bytes, encoding: input.encoding, url, options, cancel };
             s.worker.postMessage(job, [bytes.buffer as ArrayBuffer]);
           }

@@ -189,16 +189,21 @@ export function reclaimMemory(
 export function freeArrays(arrays: Iterable<ArrayBufferView | undefined>): number {
   let freed = 0;
   for (const view of arrays) {
-    if (!view) continue;
-    const buffer = view.buffer;
-    if (
-      !(buffer instanceof ArrayBuffer) || buffer.detached || typeof buffer.transfer !== "function"
-    ) {
-      continue;
-    }
-    if (view.byteOffset !== 0 || view.byteLength !== buffer.byteLength) continue;
+    const buffer = view && wholeBuffer(view);
+    if (!buffer || typeof buffer.transfer !== "function") continue;
     freed += buffer.byteLength;
     buffer.transfer(0);
   }
   return freed;
+}
+
+/**
+ * The buffer `view` fills alone (a plain, live ArrayBuffer it views from
+ * start to end), which may be freed or moved to another thread as a whole;
+ * undefined when the view shares its buffer or the buffer is shared.
+ */
+export function wholeBuffer(view: ArrayBufferView): ArrayBuffer | undefined {
+  const buffer = view.buffer;
+  if (!(buffer instanceof ArrayBuffer) || buffer.detached) return undefined;
+  return view.byteOffset === 0 && view.byteLength === buffer.byteLength ? buffer : undefined;
 }

@@ -148,7 +148,7 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
         // (Adopting them leaves little garbage: the worker built them. No collection is asked.)
         if (doc.building) doc.ready().then(() => recountKey(key, doc, false));
         // A conversion leaves its garbage (and evicted pages theirs): give it back.
-        reclaimMemory(() => pageCache().bytes, workersBusy);
+        giveBack();
         return doc;
       })
       .finally(() => {
@@ -202,14 +202,17 @@ export function recount(url: string, doc: Document, fullPage = false): void {
   recountKey(cacheKey(url, fullPage), doc);
 }
 
+/** Asks for the collection a load leaves garbage for (judged once the call has answered). */
+function giveBack(): void {
+  reclaimMemory(() => pageCache().bytes, workersBusy);
+}
+
 function recountKey(key: PageKey, doc: Document, reclaim = true): void {
   // Only the Document stored under the key: a rendered one (cached apart) must not replace it.
   if (pageCache().has(key) && pageCache().get(key) === doc) {
     const before = pageCache().bytes;
     pageCache().set(key, doc);
     // Building an index leaves garbage too (a question on a built index does not).
-    if (reclaim && pageCache().bytes !== before) {
-      reclaimMemory(() => pageCache().bytes, workersBusy);
-    }
+    if (reclaim && pageCache().bytes !== before) giveBack();
   }
 }
