@@ -111,7 +111,7 @@ export {
   renderRecords,
 } from "./lib/envelope/formats.ts";
 export { registerTip, TipLedger } from "./lib/envelope/tips.ts";
-export { estimateTokens } from "./lib/content/tokens.ts";
+export { estimateTokens } from "./lib/content/tokens/count.ts";
 export {
   fetchPage,
   type FetchPageOptions,

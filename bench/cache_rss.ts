@@ -17,14 +17,14 @@
  * the budget: the cache bound plus a fixed overhead (the peak of converting
  * the largest page alone, idle RSS included, measured first in a fresh
  * process: the median of three) plus the garbage left to V8's own schedule (96 MiB:
- * RECLAIM_SLACK_BYTES in lib/net/memory.ts). `PARKOUR_CONVERT_WORKERS=0` in its environment runs the
+ * RECLAIM_SLACK_BYTES in lib/runtime/memory.ts). `PARKOUR_CONVERT_WORKERS=0` in its environment runs the
  * server with every page converted on its main thread. `--only NAME --copies N` reads one page under N URLs
  * (`--only synthetic-4000k --copies 40 --cache-mb 256`: the issue's case).
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { RECLAIM_SLACK_BYTES } from "../lib/net/memory.ts";
+import { RECLAIM_SLACK_BYTES } from "../lib/runtime/memory.ts";
 import { childEnv, launch, ROOT_DIR } from "../tests/support/process.ts";
 import { sizedPage } from "../tests/support/sized_pages.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";

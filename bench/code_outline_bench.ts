@@ -5,9 +5,9 @@
  * (runtime and grammar load, once per process) is timed separately and
  * printed. Run with `deno task bench`; needs PARKOUR_SHARED_DIR.
  */
-import { codeDocument } from "../lib/content/code.ts";
-import { languageOf } from "../lib/content/code_languages.ts";
-import { outline } from "../lib/content/code_outline.ts";
+import { codeDocument } from "../lib/content/code/files.ts";
+import { languageOf } from "../lib/content/code/languages.ts";
+import { outline } from "../lib/content/code/outline.ts";
 
 const SHARED = Deno.env.get("PARKOUR_SHARED_DIR");
 const FILE = `${SHARED}/fixtures/real/github_blob_cpython_base_events.py.gz`;

@@ -9,9 +9,9 @@
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/pipeline_report.ts
  * ```
  */
-import { Document } from "../lib/content/document.ts";
+import { Document } from "../lib/content/document/document.ts";
 import { htmlDocument } from "../lib/content/pipeline.ts";
-import { findSections } from "../lib/content/views.ts";
+import { findSections } from "../lib/content/document/views.ts";
 import { pageBytes, type PageName, PAGES, SHARED, turndownBaseline } from "./pages.ts";
 
 const RUNS = 5;

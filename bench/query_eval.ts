@@ -33,8 +33,8 @@
  * each page's index already built (the cached case): a shared 2-core
  * machine, so compare the ratio.
  */
-import { QUERY_DEFAULT_TOKENS } from "../lib/content/query_extract.ts";
-import { bestCount, tokenizerReady } from "../lib/content/tokens.ts";
+import { QUERY_DEFAULT_TOKENS } from "../lib/content/question/extract.ts";
+import { bestCount, tokenizerReady } from "../lib/content/tokens/count.ts";
 import { pageRequestSchema, parseWith } from "../lib/views/request.ts";
 import { view } from "../lib/views/view.ts";
 import { sharedDir } from "../tests/support/shared.ts";

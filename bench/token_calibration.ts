@@ -1,5 +1,5 @@
 /**
- * Fits the weights of the token estimate (lib/content/tokens.ts) to o200k
+ * Fits the weights of the token estimate (lib/content/tokens/count.ts) to o200k
  * counts of the calibration corpus (bench/token_corpus.ts), in two steps:
  *
  * 1. words of the alphabetic scripts other than Latin (Cyrillic, Greek,
@@ -21,7 +21,7 @@ import {
   FEATURE_NAMES,
   tokenFeatures,
   weighFeatures,
-} from "../lib/content/tokens.ts";
+} from "../lib/content/tokens/count.ts";
 import { calibrationCorpus } from "./token_corpus.ts";
 
 const samples = await calibrationCorpus();

@@ -18,7 +18,7 @@ import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
 import { readFileDocument } from "../lib/sources/file/mod.ts";
 import { htmlDocument } from "../lib/content/pipeline.ts";
 import { decodeText } from "../lib/net/charset.ts";
-import type { Document } from "../lib/content/document.ts";
+import type { Document } from "../lib/content/document/document.ts";
 
 /** One piece of text with what it is. */
 export interface Sample {
@@ -146,10 +146,17 @@ export async function manSamples(perLanguage = 15): Promise<Sample[]> {
 /** This project's TypeScript, in pieces. */
 export async function codeSamples(limit = 60): Promise<Sample[]> {
   const out: Sample[] = [];
-  for await (const e of Deno.readDir(new URL("lib/content/", ROOT))) {
-    if (!e.name.endsWith(".ts")) continue;
-    const text = await Deno.readTextFile(new URL(`lib/content/${e.name}`, ROOT));
-    for (const t of chunks(text, 4000, 4)) out.push({ group: "code", source: e.name, text: t });
+  const files: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(new URL(dir, ROOT))) {
+      if (e.isDirectory) await walk(`${dir}${e.name}/`);
+      else if (e.name.endsWith(".ts")) files.push(`${dir}${e.name}`);
+    }
+  };
+  await walk("lib/content/");
+  for (const file of files.sort()) {
+    const text = await Deno.readTextFile(new URL(file, ROOT));
+    for (const t of chunks(text, 4000, 4)) out.push({ group: "code", source: file, text: t });
   }
   return out.slice(0, limit);
 }

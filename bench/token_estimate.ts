@@ -11,14 +11,19 @@
  *
  *     PARKOUR_SHARED_DIR=/work/shared deno run -A bench/token_estimate.ts [--articles 94]
  */
-import { countTokens, estimateTokens, fitToBudget, tokenizerReady } from "../lib/content/tokens.ts";
+import {
+  countTokens,
+  estimateTokens,
+  fitToBudget,
+  tokenizerReady,
+} from "../lib/content/tokens/count.ts";
 import { evaluationPages } from "./token_corpus.ts";
 import { runIncisive } from "../lib/tools/web_fetch_incisive.ts";
 import { toolContext, ToolRegistry } from "../lib/tools/registry.ts";
 import { TOOLS } from "../lib/tools/catalog.ts";
 import { envelopeReady, parseFrontmatter } from "../lib/envelope/frontmatter.ts";
 import { parseFences } from "../lib/envelope/fence.ts";
-import type { Document } from "../lib/content/document.ts";
+import type { Document } from "../lib/content/document/document.ts";
 
 /** The estimate before this change (ASCII / 4, one token per other code point): the baseline. */
 function oldEstimate(text: string): number {
@@ -153,7 +158,9 @@ async function peak(args: string[]): Promise<{ ms: number; rssMb: number }> {
   return runs[2];
 }
 const main = decodeURIComponent(new URL("../main.ts", import.meta.url).pathname);
-const tokens = decodeURIComponent(new URL("../lib/content/tokens.ts", import.meta.url).pathname);
+const tokens = decodeURIComponent(
+  new URL("../lib/content/tokens/count.ts", import.meta.url).pathname,
+);
 const probe = await Deno.makeTempFile({ suffix: ".ts" });
 await Deno.writeTextFile(
   probe,

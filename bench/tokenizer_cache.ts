@@ -1,7 +1,7 @@
 /**
  * The o200k encoder's merge cache: a runnable script (not a `deno bench`
  * file) that encodes real pages with the cache gpt-tokenizer keeps by
- * default (100,000 words) and with the one lib/content/tokens.ts sets
+ * default (100,000 words) and with the one lib/content/tokens/count.ts sets
  * (MERGE_CACHE_WORDS), each in a fresh process, and prints the median time
  * to encode the pages and the median full collection afterwards (the pause
  * every forced collection of a server costs, with the pages' Documents and
@@ -17,7 +17,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { MERGE_CACHE_WORDS } from "../lib/content/tokens.ts";
+import { MERGE_CACHE_WORDS } from "../lib/content/tokens/count.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -33,7 +33,7 @@ if (values.child !== undefined) {
   // One process, one cache size: encode the pages three times, then time full collections.
   const size = Number(values.child);
   const m = await import("gpt-tokenizer/encoding/o200k_base");
-  const { collectNow } = await import("../lib/net/memory.ts");
+  const { collectNow } = await import("../lib/runtime/memory.ts");
   const { htmlDocument } = await import("../lib/content/pipeline.ts");
   const { sharedDir, realPageHtml } = await import("../tests/support/shared.ts");
   const { sizedPage } = await import("../tests/support/sized_pages.ts");

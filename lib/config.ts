@@ -281,7 +281,7 @@ function fileState(name: string): FileState | undefined {
 
 /**
  * Reads every file of {@link CONFIG_FILES} now, so a server can give up its
- * read permission after start-up (lib/install/privileges.ts).
+ * read permission after start-up (lib/runtime/privileges.ts).
  */
 export function preloadConfigFiles(): void {
   for (const name of CONFIG_FILES) fileState(name);

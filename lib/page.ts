@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Document } from "./content/document.ts";
-import { ancestry } from "./content/sections.ts";
-import { estimateTokens, tokenizerReady } from "./content/tokens.ts";
+import type { Document } from "./content/document/document.ts";
+import { ancestry } from "./content/document/sections.ts";
+import { estimateTokens, tokenizerReady } from "./content/tokens/count.ts";
 import { checkUrl } from "./net/fetch.ts";
 import { pageMaxBytes } from "./config.ts";
 import { loadDocument, ownsFragment, recount, withoutFragment } from "./sources/router.ts";

@@ -38,9 +38,9 @@
  */
 import meta from "../deno.json" with { type: "json" };
 import { permissions, shellQuote } from "../lib/install/launch.ts";
-import { binaryFlags } from "../lib/install/privileges.ts";
-import { grammarSpecifier } from "../lib/content/code_languages.ts";
-import { RUNTIME_PACKAGE } from "../lib/content/code_outline.ts";
+import { binaryFlags } from "../lib/runtime/privileges.ts";
+import { grammarSpecifier } from "../lib/content/code/languages.ts";
+import { RUNTIME_PACKAGE } from "../lib/content/code/outline.ts";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 
 /** Targets `deno compile` builds binaries for. */
@@ -122,7 +122,7 @@ export function compileArgs(target: string, bundle: string, outDir: string): str
     "--output",
     `${outDir}/${binaryName(target)}`,
     // The stdio server's flags plus what install, doctor and rendering need;
-    // serve gives those up after start-up (lib/install/privileges.ts).
+    // serve gives those up after start-up (lib/runtime/privileges.ts).
     ...binaryFlags(),
     // The bundle imports Playwright from npm at its first render; a binary
     // cannot download it, so it carries the package.
@@ -149,11 +149,11 @@ export interface BundleReport {
 
 /** The specifiers of the byte imports the product makes at run time. */
 async function byteSpecifiers(): Promise<string[]> {
-  const source = await Deno.readTextFile(`${ROOT_DIR}/lib/content/code_languages.ts`);
+  const source = await Deno.readTextFile(`${ROOT_DIR}/lib/content/code/languages.ts`);
   const names = [...new Set([...source.matchAll(/grammarBytes\("([\w-]+)"\)/g)].map((m) => m[1]))];
   if (names.length === 0) {
     throw new Error(
-      'found no grammarBytes("…") calls in lib/content/code_languages.ts: update scripts/build.ts',
+      'found no grammarBytes("…") calls in lib/content/code/languages.ts: update scripts/build.ts',
     );
   }
   return [

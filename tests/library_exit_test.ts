@@ -1,6 +1,6 @@
 /**
  * A script that uses the library on a large page ends when its work ends.
- * Large pages convert in a worker (lib/content/worker_pool.ts), and a Deno
+ * Large pages convert in a worker (lib/content/workers/pool.ts), and a Deno
  * worker keeps its process alive; a server keeps idle workers for half a
  * minute, but a library script must not wait that long to exit.
  *
@@ -28,7 +28,7 @@ async function readLarge(extraEnv: Record<string, string>): Promise<{
     script,
     [
       `import { fetchPage } from ${JSON.stringify(`${ROOT_DIR}/mod.ts`)};`,
-      `import { workersUsable } from ${JSON.stringify(`${ROOT_DIR}/lib/content/worker_pool.ts`)};`,
+      `import { workersUsable } from ${JSON.stringify(`${ROOT_DIR}/lib/content/workers/pool.ts`)};`,
       `const page = await fetchPage(${JSON.stringify(`${upstream.url}/page?id=exit`)});`,
       `console.log(JSON.stringify({ outlineChars: page.outline().length, workers: workersUsable() }));`,
     ].join("\n"),

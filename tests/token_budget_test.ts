@@ -14,11 +14,11 @@ import {
   estimateTokens,
   fitToBudget,
   tokenizerLoaded,
-} from "../lib/content/tokens.ts";
+} from "../lib/content/tokens/count.ts";
 import { readFileDocument } from "../lib/sources/file/mod.ts";
 import { htmlDocument } from "../lib/content/pipeline.ts";
 import { decodeText } from "../lib/net/charset.ts";
-import type { Document } from "../lib/content/document.ts";
+import type { Document } from "../lib/content/document/document.ts";
 import { runIncisive } from "../lib/tools/web_fetch_incisive.ts";
 import { toolContext, ToolRegistry } from "../lib/tools/registry.ts";
 import { TOOLS } from "../lib/tools/catalog.ts";

@@ -16,7 +16,7 @@ import type { Flags } from "../flags.ts";
 import { log, setLogLevel } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { CLIENT_IDS } from "../install/clients.ts";
-import { dropPrivileges, dropWanted } from "../install/privileges.ts";
+import { dropPrivileges, dropWanted } from "../runtime/privileges.ts";
 import type { ToolDefinition } from "../tools/registry.ts";
 import { cliCommand } from "./invocation.ts";
 import {
@@ -316,7 +316,7 @@ async function importBeforeDrop(definitions: () => Promise<unknown>): Promise<vo
     import("../content/pipeline.ts"),
     definitions(),
     import("../envelope/frontmatter.ts"),
-    import("../content/tokens.ts"),
+    import("../content/tokens/count.ts"),
   ]);
   await Promise.all([envelope.envelopeReady(), tokens.tokenizerReady()]);
 }

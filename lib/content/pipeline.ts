@@ -15,18 +15,18 @@
  *
  * @module
  */
-import { Document, type DocumentInit, type DocumentKind } from "./document.ts";
-import { codeDocument } from "./code.ts";
-import { isSourcePath } from "./code_languages.ts";
-import { defaultFurniture } from "./extract.ts";
-import { htmlToMarkdown } from "./html.ts";
-import { selectMainContent } from "./select.ts";
-import { AnchorTable } from "./anchors.ts";
-import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./worker_pool.ts";
-import type { IndexParts } from "./convert_worker.ts";
-import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./query_extract.ts";
-import { SearchIndex } from "./search.ts";
-import { currentProgress } from "../net/progress.ts";
+import { Document, type DocumentInit, type DocumentKind } from "./document/document.ts";
+import { codeDocument } from "./code/files.ts";
+import { isSourcePath } from "./code/languages.ts";
+import { defaultFurniture } from "./extract/furniture.ts";
+import { htmlToMarkdown } from "./html/markdown.ts";
+import { selectMainContent } from "./extract/select.ts";
+import { AnchorTable } from "./document/anchors.ts";
+import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./workers/pool.ts";
+import type { IndexParts } from "./workers/convert_worker.ts";
+import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
+import { SearchIndex } from "./search/bm25.ts";
+import { currentProgress } from "../runtime/progress.ts";
 
 /** Thrown for content that cannot become a Document. */
 export class ContentError extends Error {

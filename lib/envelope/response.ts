@@ -10,8 +10,13 @@
  * @module
  */
 import { oneLine, SourceError, type SourceRemote } from "../sources/errors.ts";
-import { bestCount, estimateTokens, tokenWeight, truncateToTokens } from "../content/tokens.ts";
-import { htmlToText } from "../content/text.ts";
+import {
+  bestCount,
+  estimateTokens,
+  tokenWeight,
+  truncateToTokens,
+} from "../content/tokens/count.ts";
+import { htmlToText } from "../content/html/text.ts";
 import { contentLines, fence, newFenceId, sanitizeLabel } from "./fence.ts";
 import type { Frontmatter, RenderContext } from "./frontmatter.ts";
 import { TipLedger } from "./tips.ts";

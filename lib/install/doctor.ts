@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { dropWanted } from "./privileges.ts";
+import { dropWanted } from "../runtime/privileges.ts";
 import type { Flags } from "../flags.ts";
 import {
   checkedCredential,
@@ -560,8 +560,8 @@ async function kv(): Promise<Check[]> {
 }
 
 async function grammars(): Promise<Check[]> {
-  const { CODE_LANGUAGES } = await import("../content/code_languages.ts");
-  const { outline } = await import("../content/code_outline.ts");
+  const { CODE_LANGUAGES } = await import("../content/code/languages.ts");
+  const { outline } = await import("../content/code/outline.ts");
   const started = performance.now();
   const failures: string[] = [];
   for (const language of CODE_LANGUAGES) {

@@ -77,7 +77,7 @@ export interface LaunchOptions {
   /**
    * The program's own folder (a source checkout: `main.ts`, `lib/`,
    * `node_modules/`): read access, which the conversion workers need to load
-   * their modules (`lib/content/worker_pool.ts`); without it large pages
+   * their modules (`lib/content/workers/pool.ts`); without it large pages
    * convert on the main thread.
    */
   programDir?: string;

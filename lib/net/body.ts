@@ -14,7 +14,7 @@
  */
 import type { Transform } from "node:stream";
 import { NetError } from "./errors.ts";
-import { freeArrays } from "./memory.ts";
+import { freeArrays } from "../runtime/memory.ts";
 
 /** Human form of a byte count (5 MiB, 512 KiB, 900 bytes). */
 export function formatBytes(n: number): string {

@@ -23,7 +23,7 @@
  */
 import { classifyAddress, ipLiteral } from "./address.ts";
 import { formatBytes, readBody } from "./body.ts";
-import { currentProgress } from "./progress.ts";
+import { currentProgress } from "../runtime/progress.ts";
 
 import { type Charset, decodeText } from "./charset.ts";
 import { type Clock, realClock } from "./clock.ts";

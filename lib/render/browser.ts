@@ -10,7 +10,7 @@
  */
 import { env, envFlag } from "../config.ts";
 import { ToolError } from "../envelope/response.ts";
-import { droppedPermissions } from "../install/privileges.ts";
+import { droppedPermissions } from "../runtime/privileges.ts";
 import type { Browser, BrowserType } from "playwright-core";
 
 /** Playwright's engines. */

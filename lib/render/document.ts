@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
+import type { Document } from "../content/document/document.ts";
 import { pageCache, sourceName } from "../sources/router.ts";
 import { type PageKey, renderedPageKey } from "../net/page_key.ts";
 import type { InteractiveElement } from "./elements.ts";

@@ -15,11 +15,11 @@ import type { McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/se
 import { ConfigError, type OutputFormat, withCredentialLedger } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
-import { tokenizerReady } from "../content/tokens.ts";
+import { tokenizerReady } from "../content/tokens/count.ts";
 import { FormatError } from "../envelope/formats.ts";
 import { NetError } from "../net/errors.ts";
-import { answerFirst } from "../net/memory.ts";
-import { ProgressReporter, withProgress } from "../net/progress.ts";
+import { answerFirst } from "../runtime/memory.ts";
+import { ProgressReporter, withProgress } from "../runtime/progress.ts";
 import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";

@@ -28,19 +28,19 @@
  *
  * @module
  */
-import { answerFirst } from "../net/memory.ts";
+import { answerFirst } from "../runtime/memory.ts";
 import { sharedStore } from "../net/shared.ts";
 import { shelfHealth } from "../shelf/mod.ts";
 import { z } from "zod";
 import { ConfigError } from "../config.ts";
 import { type Loader, loadWithinLimit, PageTooLarge } from "../views/limit.ts";
-import type { Document } from "../content/document.ts";
-import { htmlToText } from "../content/text.ts";
+import type { Document } from "../content/document/document.ts";
+import { htmlToText } from "../content/html/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { trusted } from "../trust.ts";
 import { NetError } from "../net/errors.ts";
 import { SourceError } from "../sources/errors.ts";
-import { tokenizerReady } from "../content/tokens.ts";
+import { tokenizerReady } from "../content/tokens/count.ts";
 import { log } from "../log.ts";
 import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
 import type { LoadOptions, LoadStage } from "../sources/web.ts";
@@ -65,7 +65,7 @@ import {
 import { outline, view, type ViewResult } from "../views/view.ts";
 import { VERSION } from "../version.ts";
 import { openApiDocument } from "./openapi.ts";
-import { markdownToText } from "../content/plain_text.ts";
+import { markdownToText } from "../content/document/plain_text.ts";
 
 /** The paths this handler serves. */
 export const REST_PATHS = [

@@ -9,7 +9,7 @@
  *   door (3 s spacing per the limiter table, 503 retried with backoff).
  *   HTTP 400 (an identifier arXiv refuses), 503 after the retries and a body
  *   that is not an Atom feed become errors that say what to do.
- * - Atom: parsed by the shared safe XML reader (`lib/content/xml.ts`), which
+ * - Atom: parsed by the shared safe XML reader (`lib/content/html/xml.ts`), which
  *   knows only the five predefined entities and numeric references and here
  *   refuses any DOCTYPE, so no entity expansion can happen.
  * - Source: `https://arxiv.org/abs/<id>` and `/pdf/<id>` (also on
@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { Document, type DocumentFact } from "../content/document.ts";
+import { Document, type DocumentFact } from "../content/document/document.ts";
 import {
   childrenNs,
   parseXml as parseSharedXml,
@@ -26,7 +26,7 @@ import {
   type XmlElement,
   XmlError,
   type XmlFault,
-} from "../content/xml.ts";
+} from "../content/html/xml.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
@@ -106,9 +106,9 @@ export function arxivDoi(base: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// XML: the shared safe reader (lib/content/xml.ts), strict, in arXiv's words.
+// XML: the shared safe reader (lib/content/html/xml.ts), strict, in arXiv's words.
 
-export type { XmlElement } from "../content/xml.ts";
+export type { XmlElement } from "../content/html/xml.ts";
 
 /** A body that is not the XML the API documents; named like the content layer's errors. */
 export class ArxivFormatError extends Error {

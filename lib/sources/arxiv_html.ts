@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Document, type DocumentFact } from "../content/document.ts";
+import { Document, type DocumentFact } from "../content/document/document.ts";
 import { trusted } from "../trust.ts";
 import { ARXIV_ID_PATTERN, arxivDoi, fetchPaper, paperCitation, parseArxivId } from "./arxiv.ts";
 import type { Source } from "./router.ts";

@@ -30,8 +30,8 @@
  * @module
  */
 import { hint, messageFact, ph, readPage } from "../hint.ts";
-import { Document, type DocumentFact } from "../content/document.ts";
-import { htmlToMarkdown } from "../content/html.ts";
+import { Document, type DocumentFact } from "../content/document/document.ts";
+import { htmlToMarkdown } from "../content/html/markdown.ts";
 import { trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";

@@ -24,11 +24,17 @@
  * @module
  */
 import { credential } from "../config.ts";
-import { htmlToText } from "../content/text.ts";
+import { htmlToText } from "../content/html/text.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
 import type { FetchResult } from "../net/fetch.ts";
-import { childrenNamed, LENIENT_XML, parseXml, textOf, type XmlElement } from "../content/xml.ts";
+import {
+  childrenNamed,
+  LENIENT_XML,
+  parseXml,
+  textOf,
+  type XmlElement,
+} from "../content/html/xml.ts";
 
 /** The v1 search endpoint. */
 export const KAGI_SEARCH_URL = "https://kagi.com/api/v1/search";

@@ -9,11 +9,11 @@
  * @module
  */
 import { abortable } from "../abort.ts";
-import type { Document } from "../content/document.ts";
+import type { Document } from "../content/document/document.ts";
 import type { PageCache } from "../net/cache.ts";
 import { pageCacheFromEnv } from "../net/default.ts";
-import { reclaimMemory } from "../net/memory.ts";
-import { workersBusy } from "../content/worker_pool.ts";
+import { reclaimMemory } from "../runtime/memory.ts";
+import { workersBusy } from "../content/workers/pool.ts";
 import { keyId, type PageKey, staticKey, withoutFragment } from "../net/page_key.ts";
 import { fetchWebDocument, type LoadOptions } from "./web.ts";
 import { sharedLoad, sharedLookup } from "./shared_cache.ts";

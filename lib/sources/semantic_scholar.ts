@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { Document, type DocumentFact } from "../content/document.ts";
+import { Document, type DocumentFact } from "../content/document/document.ts";
 import { env, s2ApiKey, s2LicenceAccepted } from "../config.ts";
 import { SourceError } from "./errors.ts";
 import { type Trusted, trusted } from "../trust.ts";

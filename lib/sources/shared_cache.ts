@@ -11,8 +11,8 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
-import { decodeDocument, encodeDocument } from "../content/serial.ts";
+import type { Document } from "../content/document/document.ts";
+import { decodeDocument, encodeDocument } from "../content/document/serial.ts";
 import { DEFAULT_CACHE_TTL_MS } from "../net/cache.ts";
 import { realClock } from "../net/clock.ts";
 import { sharedStore } from "../net/shared.ts";

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
+import type { Document } from "../content/document/document.ts";
 import { defaultNet } from "../net/default.ts";
 import { expectOk } from "../net/fetch.ts";
-import { freeArrays } from "../net/memory.ts";
+import { freeArrays } from "../runtime/memory.ts";
 import { detectCharset } from "../net/charset.ts";
 import { discourseTopicOf, loadTopic } from "./discourse.ts";
 

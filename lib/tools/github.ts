@@ -17,8 +17,8 @@
  */
 import { z } from "zod";
 
-import type { Document } from "../content/document.ts";
-import { cutToBudget } from "../content/views.ts";
+import type { Document } from "../content/document/document.ts";
+import { cutToBudget } from "../content/document/views.ts";
 import { Frontmatter, yamlModule } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";

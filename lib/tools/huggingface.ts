@@ -42,7 +42,7 @@ import {
 import { loadDocument } from "../sources/router.ts";
 import { mcpHints, pageFrontmatter, pageUrl } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
-import type { Document } from "../content/document.ts";
+import type { Document } from "../content/document/document.ts";
 
 /** Most results per call. */
 export const MAX_LIMIT = 100;

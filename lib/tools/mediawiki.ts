@@ -16,7 +16,7 @@ import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { type RemoteError, ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../trust.ts";
-import { estimateTokens } from "../content/tokens.ts";
+import { estimateTokens } from "../content/tokens/count.ts";
 import {
   articleUrl,
   parsePage,

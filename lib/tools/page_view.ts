@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
-import type { QueryExtraction } from "../content/query_extract.ts";
+import type { Document } from "../content/document/document.ts";
+import type { QueryExtraction } from "../content/question/extract.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { type RemoteError, ToolError, type ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
+import type { Document } from "../content/document/document.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { trusted } from "../trust.ts";
@@ -40,7 +40,7 @@ import {
   viewUsesIndex,
 } from "../views/request.ts";
 import { view, type ViewResult } from "../views/view.ts";
-import { tokenizerReady } from "../content/tokens.ts";
+import { tokenizerReady } from "../content/tokens/count.ts";
 import { envelopeSpec, finalUrlLine } from "../views/page.ts";
 import {
   isEmpty,

@@ -17,7 +17,7 @@ import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { ToolError, type ToolResult } from "../envelope/response.ts";
 import { type Trusted, trusted } from "../trust.ts";
-import { SearchIndex } from "../content/search.ts";
+import { SearchIndex } from "../content/search/bm25.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { fetchCommentCount } from "../sources/youtube/comments.ts";

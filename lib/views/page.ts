@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
+import type { Document } from "../content/document/document.ts";
 import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
 import type { FencedPart, ResponseSpec } from "../envelope/response.ts";
 import { DEFAULT_LABEL, sanitizeLabel } from "../envelope/fence.ts";

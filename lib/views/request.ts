@@ -19,7 +19,7 @@ import {
   renderParams,
   RequestError,
 } from "./errors.ts";
-import { QUERY_DEFAULT_TOKENS } from "../content/query_extract.ts";
+import { QUERY_DEFAULT_TOKENS } from "../content/question/extract.ts";
 import {
   DEFAULT_PAGE_CEILING_MB,
   DEFAULT_PAGE_MAX_MB,
@@ -32,7 +32,7 @@ import {
   pageCeilingBytes,
 } from "../config.ts";
 import { type Message, note, p } from "../hint.ts";
-import { OUTLINE_WINDOW } from "../content/views.ts";
+import { OUTLINE_WINDOW } from "../content/document/views.ts";
 
 export { OUTLINE_WINDOW, QUERY_DEFAULT_TOKENS };
 

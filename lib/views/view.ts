@@ -12,15 +12,20 @@
  *
  * @module
  */
-import type { Document } from "../content/document.ts";
-import { ancestry } from "../content/sections.ts";
+import type { Document } from "../content/document/document.ts";
+import { ancestry } from "../content/document/sections.ts";
 import {
   ELISION,
   extractForQuery,
   QUERY_MAX_TOKENS,
   type QueryExtraction,
-} from "../content/query_extract.ts";
-import { bestCount, estimateTokens, fitToBudgetSync, tokenizerLoaded } from "../content/tokens.ts";
+} from "../content/question/extract.ts";
+import {
+  bestCount,
+  estimateTokens,
+  fitToBudgetSync,
+  tokenizerLoaded,
+} from "../content/tokens/count.ts";
 import {
   cutToBudget,
   findSections,
@@ -30,7 +35,7 @@ import {
   type SectionLookup,
   sectionsView,
   sliceEntries,
-} from "../content/views.ts";
+} from "../content/document/views.ts";
 import type { FrontmatterValue } from "../envelope/frontmatter.ts";
 import { isTrusted, trusted } from "../trust.ts";
 import { sanitizeLabel } from "../envelope/fence.ts";

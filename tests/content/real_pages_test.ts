@@ -4,11 +4,11 @@
  */
 import { realPageHtml, sharedDir } from "../support/shared.ts";
 import assert from "node:assert/strict";
-import type { Document } from "../../lib/content/document.ts";
+import type { Document } from "../../lib/content/document/document.ts";
 import { htmlDocument } from "../../lib/content/pipeline.ts";
-import { findSections, outlineView } from "../../lib/content/views.ts";
-import { words } from "../../lib/content/words.ts";
-import { containsPhrase } from "../../lib/content/search.ts";
+import { findSections, outlineView } from "../../lib/content/document/views.ts";
+import { words } from "../../lib/content/search/words.ts";
+import { containsPhrase } from "../../lib/content/search/bm25.ts";
 
 const SHARED = sharedDir();
 const skip = SHARED ? "" : " — SKIPPED: set PARKOUR_SHARED_DIR";

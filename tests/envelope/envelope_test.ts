@@ -18,7 +18,7 @@ import {
   trusted,
   UntrustedValueError,
 } from "../../mod.ts";
-import { estimateTokens } from "../../lib/content/tokens.ts";
+import { estimateTokens } from "../../lib/content/tokens/count.ts";
 import { contentLines, LINE_BREAK } from "../../lib/envelope/fence.ts";
 
 const RUNS = { numRuns: 300 };

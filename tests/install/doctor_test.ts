@@ -7,7 +7,7 @@
  * and the JSON report says what the text says.
  */
 import assert from "node:assert/strict";
-import { CODE_LANGUAGES } from "../../lib/content/code_languages.ts";
+import { CODE_LANGUAGES } from "../../lib/content/code/languages.ts";
 import { childEnv, MAIN, ROOT_DIR, taskFlags } from "../support/process.ts";
 
 const REAL_HOME = Deno.env.get("HOME") ?? "/tmp";

@@ -7,11 +7,11 @@
  * - during a large conversion (a made-up page of 12,000 sections, converted
  *   in a worker), no result arrives for the cancelled call, the server's
  *   CPU goes idle (once the terminated worker's task ends: Deno does not
- *   interrupt it, see lib/content/worker_pool.ts), and the page is not
+ *   interrupt it, see lib/content/workers/pool.ts), and the page is not
  *   cached (asking again fetches it again).
  *
  * The server runs with `--allow-read` of the checkout, which lets its
- * conversion workers load (see lib/content/worker_pool.ts).
+ * conversion workers load (see lib/content/workers/pool.ts).
  */
 import assert from "node:assert/strict";
 import {

@@ -6,7 +6,7 @@
  * must read the same Document from them.
  *
  * Two servers over stdio (SDK v2 client) with the start task's flags, one
- * converting large pages in workers (lib/content/worker_pool.ts), one with
+ * converting large pages in workers (lib/content/workers/pool.ts), one with
  * `PARKOUR_CONVERT_WORKERS=0` (pages convert on its main thread), read the
  * same made-up
  * page of nested sections: outline windows, sections, a search, slices and
@@ -194,8 +194,8 @@ Deno.test({
 async function inProcess() {
   Deno.env.set("MCP_ALLOW_PRIVATE_IPS", "1");
   const { createServer } = await import("../../mod.ts");
-  const { indexBuilds } = await import("../../lib/content/document.ts");
-  const { closeWorkers } = await import("../../lib/content/worker_pool.ts");
+  const { indexBuilds } = await import("../../lib/content/document/document.ts");
+  const { closeWorkers } = await import("../../lib/content/workers/pool.ts");
   return { server: createServer(), indexBuilds, closeWorkers };
 }
 

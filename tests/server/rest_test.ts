@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import meta from "../../deno.json" with { type: "json" };
-import { Document } from "../../lib/content/document.ts";
+import { Document } from "../../lib/content/document/document.ts";
 import { envelopeReady, parseFrontmatter } from "../../lib/envelope/frontmatter.ts";
 import { setLogLevel } from "../../lib/log.ts";
 import { NetError } from "../../lib/net/errors.ts";
-import { markdownToText } from "../../lib/content/plain_text.ts";
+import { markdownToText } from "../../lib/content/document/plain_text.ts";
 import { API_PARAMS, createRestApi, REST_PATHS, SECTIONS_PARAMS } from "../../lib/server/rest.ts";
 import type { LoadOptions } from "../../lib/sources/web.ts";
 import { HttpServerProcess, replaySetup } from "../support/process.ts";

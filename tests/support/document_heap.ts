@@ -13,7 +13,7 @@
  * Document's and would otherwise be charged to the one measured.
  */
 import { htmlDocument } from "../../lib/content/pipeline.ts";
-import { queryIndex } from "../../lib/content/query_extract.ts";
+import { queryIndex } from "../../lib/content/question/extract.ts";
 import { decodeText } from "../../lib/net/charset.ts";
 import { gunzipFile } from "./shared.ts";
 import { sizedPage } from "./sized_pages.ts";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { defineTool, parseFences, parseFrontmatter, RESPONSE_TOKEN_CAP } from "../../mod.ts";
-import { countTokens } from "../../lib/content/tokens.ts";
+import { countTokens } from "../../lib/content/tokens/count.ts";
 import { ToolRegistry, validateDefinitions } from "../../lib/tools/registry.ts";
 import { childEnv, launch, RawServer, TOOL_SERVER } from "../support/process.ts";
 

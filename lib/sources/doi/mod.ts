@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { Document, type DocumentFact } from "../../content/document.ts";
+import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
 import { callTool, messageFact, seeAlso } from "../../hint.ts";
 import { NetError } from "../../net/errors.ts";

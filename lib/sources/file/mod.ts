@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Document } from "../../content/document.ts";
+import type { Document } from "../../content/document/document.ts";
 import { decodeText } from "../../net/charset.ts";
 import { ContentError, toDocument } from "../../content/pipeline.ts";
 

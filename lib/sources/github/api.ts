@@ -16,7 +16,7 @@
  *
  * @module
  */
-import type { DocumentFact } from "../../content/document.ts";
+import type { DocumentFact } from "../../content/document/document.ts";
 import {
   checkedCredential,
   configDir,

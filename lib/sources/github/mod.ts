@@ -22,8 +22,8 @@
 
 import { callTool, hint, messageFact, ph, readPage } from "../../hint.ts";
 import { envelopeReady, yamlModule } from "../../yaml.ts";
-import { codeDocument, type CodeFile } from "../../content/code.ts";
-import { Document, type DocumentFact, type Sized } from "../../content/document.ts";
+import { codeDocument, type CodeFile } from "../../content/code/files.ts";
+import { Document, type DocumentFact, type Sized } from "../../content/document/document.ts";
 import { SourceError } from "../errors.ts";
 import { trusted } from "../../trust.ts";
 import { LARGE_MAX_BYTES } from "../../net/fetch.ts";

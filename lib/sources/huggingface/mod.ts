@@ -20,8 +20,8 @@
  *
  * @module
  */
-import { codeDocument } from "../../content/code.ts";
-import { Document, type DocumentFact } from "../../content/document.ts";
+import { codeDocument } from "../../content/code/files.ts";
+import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
 import { callTool, messageFact } from "../../hint.ts";
 import { credential } from "../../config.ts";

@@ -2,7 +2,7 @@
  * Reading the RFC Editor's BibXML (`bib.ietf.org/public/rfc/bibxml9/`): a
  * subseries (STD, BCP, FYI) as a `<referencegroup>` of `<reference>`s.
  *
- * The XML is read by the shared safe reader (`lib/content/xml.ts`): no DTD
+ * The XML is read by the shared safe reader (`lib/content/html/xml.ts`): no DTD
  * is processed (a plain DOCTYPE is skipped, an internal subset refused), no
  * entity is expanded beyond the five predefined ones and numeric character
  * references (`&foo;` stays as written), and markup that does not nest is
@@ -17,7 +17,7 @@ import {
   textOf,
   type XmlElement as SharedXmlElement,
   XmlError,
-} from "../../content/xml.ts";
+} from "../../content/html/xml.ts";
 
 /** An XML element as this module's {@link parseXml} gives it: names as written. */
 export interface XmlElement {
@@ -29,7 +29,7 @@ export interface XmlElement {
   children: (XmlElement | string)[];
 }
 
-export { childrenNamed, decodeXmlText, textOf, XmlError } from "../../content/xml.ts";
+export { childrenNamed, decodeXmlText, textOf, XmlError } from "../../content/html/xml.ts";
 
 /** Parses `xml` into its root element (names as written); throws {@link XmlError} on malformed input. */
 export function parseXml(xml: string): XmlElement {

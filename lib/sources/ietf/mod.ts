@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { Document, type DocumentFact } from "../../content/document.ts";
+import { Document, type DocumentFact } from "../../content/document/document.ts";
 import type { Trusted } from "../../trust.ts";
 import { trusted } from "../../trust.ts";
 import { callTool, hint, messageFact, ph, seeAlso } from "../../hint.ts";

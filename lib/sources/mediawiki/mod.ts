@@ -18,9 +18,9 @@
  * @module
  */
 import { oneLine, type SourceRemote } from "../errors.ts";
-import { Document, type DocumentFact } from "../../content/document.ts";
-import { htmlToMarkdown } from "../../content/html.ts";
-import type { FurniturePolicy } from "../../content/html.ts";
+import { Document, type DocumentFact } from "../../content/document/document.ts";
+import { htmlToMarkdown } from "../../content/html/markdown.ts";
+import type { FurniturePolicy } from "../../content/html/markdown.ts";
 import { trusted } from "../../trust.ts";
 import { callTool, messageFact, seeAlso } from "../../hint.ts";
 import { defaultNet } from "../../net/default.ts";

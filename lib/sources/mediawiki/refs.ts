@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { walkHtml } from "../../content/tokenizer.ts";
+import { walkHtml } from "../../content/html/tokenizer.ts";
 
 interface Node {
   tag: string;

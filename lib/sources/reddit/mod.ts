@@ -28,7 +28,7 @@
  * @module
  */
 import { hint, messageFact, ph, readOutline, readPage } from "../../hint.ts";
-import { Document, type DocumentFact } from "../../content/document.ts";
+import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { trusted } from "../../trust.ts";
 import { type Access, RedditContentError, redditJson } from "./api.ts";
 import {

@@ -1,0 +1,166 @@
+/**
+ * A page's anchors (element id to Markdown offset) as a few flat parts
+ * rather than a Map: the ids joined into one string in page order, where
+ * each starts, their offsets, and their order by id for lookups. A large
+ * specification has 70,000 ids; as a Map that is 70,000 strings and a hash
+ * table that every full collection of a cached page visits, and that a
+ * worker's reply costs the main thread tens of milliseconds to rebuild. As
+ * parts it is one string and three typed arrays, which move between threads
+ * without copying and cost a collection next to nothing.
+ *
+ * It reads like a `ReadonlyMap`: `get`, `has`, `size`, and iteration in page
+ * order (the first id at an offset names its section, see sections.ts).
+ *
+ * @module
+ */
+import { isWide, stringBytes, typedArrayBytes } from "../../runtime/heap.ts";
+
+/** An {@link AnchorTable} as plain data and typed arrays, for another thread. */
+export interface AnchorParts {
+  /** The ids, joined without separators, in page order. */
+  ids: string;
+  /** Where id `k` starts in `ids` (one entry more, for the end). */
+  starts: Int32Array<ArrayBuffer>;
+  /** The Markdown offset of id `k`. */
+  offsets: Int32Array<ArrayBuffer>;
+  /** The ids' numbers sorted by id (code unit order). */
+  order: Int32Array<ArrayBuffer>;
+}
+
+/** What a table can be made from: a Map, or another table. */
+export type AnchorSource = ReadonlyMap<string, number> | AnchorTable;
+
+/** Anchors as flat parts; see the module notes. */
+export class AnchorTable implements Iterable<[string, number]> {
+  readonly #ids: string;
+  readonly #starts: Int32Array<ArrayBuffer>;
+  readonly #offsets: Int32Array<ArrayBuffer>;
+  readonly #order: Int32Array<ArrayBuffer>;
+  readonly #wide: boolean;
+  /** The table of a page without ids (shared: it holds nothing). */
+  static readonly #empty: AnchorTable = new AnchorTable({
+    ids: "",
+    starts: new Int32Array(1),
+    offsets: new Int32Array(0),
+    order: new Int32Array(0),
+  });
+
+  private constructor(parts: AnchorParts) {
+    this.#ids = parts.ids;
+    this.#starts = parts.starts;
+    this.#offsets = parts.offsets;
+    this.#order = parts.order;
+    this.#wide = isWide(parts.ids);
+  }
+
+  /** The table of `anchors` (a Map's ids are distinct; the table keeps them in its order). */
+  static from(anchors?: AnchorSource): AnchorTable {
+    if (anchors instanceof AnchorTable) return anchors;
+    if (!anchors || anchors.size === 0) return AnchorTable.#empty;
+    const ids: string[] = [];
+    const offsets = new Int32Array(anchors.size);
+    const starts = new Int32Array(anchors.size + 1);
+    let k = 0;
+    for (const [id, offset] of anchors) {
+      ids.push(id);
+      offsets[k] = offset;
+      starts[k + 1] = starts[k] + id.length;
+      k++;
+    }
+    const order = Int32Array.from(ids.keys());
+    order.sort((a, b) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0));
+    // One new string: it shares nothing with the page the ids were cut from.
+    return new AnchorTable({ ids: ids.join(""), starts, offsets, order });
+  }
+
+  /** A table made from {@link toParts} (another thread's): nothing is rebuilt. */
+  static fromParts(parts: AnchorParts): AnchorTable {
+    const n = parts.offsets.length;
+    if (
+      parts.starts.length !== n + 1 || parts.order.length !== n ||
+      parts.starts[n] !== parts.ids.length
+    ) {
+      throw new Error("anchor parts that do not fit together");
+    }
+    return n === 0 ? AnchorTable.#empty : new AnchorTable(parts);
+  }
+
+  /** The table as plain data (see {@link AnchorTable.buffersOf} to move it). */
+  toParts(): AnchorParts {
+    return { ids: this.#ids, starts: this.#starts, offsets: this.#offsets, order: this.#order };
+  }
+
+  /**
+   * The buffers to transfer with `parts` (once they are, the sending thread's
+   * table is empty: for a table made to be sent). None for a page without
+   * ids: the empty table is shared, and moving its arrays would empty it.
+   */
+  static buffersOf(parts: AnchorParts): ArrayBuffer[] {
+    return parts.offsets.length === 0
+      ? []
+      : [parts.starts.buffer, parts.offsets.buffer, parts.order.buffer];
+  }
+
+  /** Distinct ids. */
+  get size(): number {
+    return this.#offsets.length;
+  }
+
+  /** The id numbered `k` (page order). */
+  #id(k: number): string {
+    return this.#ids.slice(this.#starts[k], this.#starts[k + 1]);
+  }
+
+  /** `id` against id number `k`, in code unit order, without making a string. */
+  #compare(id: string, k: number): number {
+    const from = this.#starts[k];
+    const length = this.#starts[k + 1] - from;
+    const n = Math.min(length, id.length);
+    for (let i = 0; i < n; i++) {
+      const d = id.charCodeAt(i) - this.#ids.charCodeAt(from + i);
+      if (d !== 0) return d;
+    }
+    return id.length - length;
+  }
+
+  /** The offset of `id`, if the page had it. */
+  get(id: string): number | undefined {
+    let lo = 0;
+    let hi = this.#order.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const k = this.#order[mid];
+      const d = this.#compare(id, k);
+      if (d === 0) return this.#offsets[k];
+      if (d < 0) hi = mid - 1;
+      else lo = mid + 1;
+    }
+    return undefined;
+  }
+
+  /** Whether the page had `id`. */
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** The ids in page order. */
+  *keys(): IterableIterator<string> {
+    for (let k = 0; k < this.size; k++) yield this.#id(k);
+  }
+
+  /** Id and offset pairs in page order. */
+  *entries(): IterableIterator<[string, number]> {
+    for (let k = 0; k < this.size; k++) yield [this.#id(k), this.#offsets[k]];
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, number]> {
+    return this.entries();
+  }
+
+  /** Heap bytes held: the joined ids and the three arrays. */
+  approxBytes(): number {
+    if (this === AnchorTable.#empty) return 0;
+    return stringBytes(this.#ids.length, this.#wide) + typedArrayBytes(this.#starts.byteLength) +
+      typedArrayBytes(this.#offsets.byteLength) + typedArrayBytes(this.#order.byteLength);
+  }
+}

@@ -1,0 +1,452 @@
+/**
+ * Views: pure functions of a Document and a request. Each tool (and the
+ * CLI) turns their results into an envelope; nothing here fetches or
+ * formats frontmatter.
+ *
+ * @module
+ */
+import type { Document } from "./document.ts";
+import { slugify, stripNumber } from "./sections.ts";
+import { blocks, sliceLabel } from "./slices.ts";
+import { estimateTokens, tokenWeight, truncateToTokens } from "../tokens/count.ts";
+
+/** Sections per outline window. */
+export const OUTLINE_WINDOW = 100;
+
+/** One window of the outline. */
+export interface OutlineView {
+  /** Sections in the document. */
+  total: number;
+  /** The window shown (0-based). */
+  window: number;
+  /** Number of windows. */
+  windows: number;
+  /** The window asked for, when it had to be clamped. */
+  clampedFrom?: number;
+  /** Index of the first section shown. */
+  first: number;
+  /** Outline lines (page-derived: they go in the fence). */
+  lines: string[];
+}
+
+/** The label of a section in outlines: its title and address. */
+export function sectionLine(doc: Document, index: number, minLevel: number): string {
+  const s = doc.sections[index];
+  const address = s.id ?? s.slug;
+  return `${"  ".repeat(Math.max(0, s.level - minLevel))}- ${s.title} (#${address})${
+    s.headerOnly ? " [header only]" : ""
+  }`;
+}
+
+/**
+ * A window of the outline. Negative windows count from the end (-1 is the
+ * last); out-of-range windows are clamped and reported.
+ */
+export function outlineView(doc: Document, requested = 0, size = OUTLINE_WINDOW): OutlineView {
+  const total = doc.sections.length;
+  const windows = Math.max(1, Math.ceil(total / size));
+  let window = requested < 0 ? windows + requested : requested;
+  let clampedFrom: number | undefined;
+  if (window < 0 || window >= windows) {
+    clampedFrom = requested;
+    window = window < 0 ? 0 : windows - 1;
+  }
+  const first = window * size;
+  const shown = doc.sections.slice(first, first + size);
+  const minLevel = doc.sections.reduce((m, s) => Math.min(m, s.level), 6);
+  const lines = shown.map((s) => sectionLine(doc, s.index, minLevel));
+  if (first > 0) lines.unshift(`(… ${first} earlier sections)`);
+  const after = total - (first + shown.length);
+  if (after > 0) lines.push(`(… ${after} more sections)`);
+  return { total, window, windows, clampedFrom, first, lines };
+}
+
+/** How a requested section was found. */
+export type MatchKind =
+  | "name"
+  | "number-stripped name"
+  | "heading path"
+  | "slug"
+  | "anchor"
+  | "fuzzy";
+
+/** The outcome of looking up one requested section. */
+export interface SectionLookup {
+  /** What was asked for. */
+  request: string;
+  /** The section found. */
+  index?: number;
+  /** How. */
+  via?: MatchKind;
+  /** Closest sections when none matched. */
+  suggestions: number[];
+  /**
+   * Every section the name could be, in document order, when it names
+   * several (duplicate headings): `index` is the first of them.
+   */
+  ambiguous?: number[];
+}
+
+/** Separators of a heading path: `FAQ > Options`, `FAQ / Options`, `FAQ › Options`. */
+const PATH_SEPARATOR = /\s+[>›/]\s+/;
+/** A name qualified by its parent heading, as outlines of duplicates write it: `Options (FAQ)`. */
+const QUALIFIED = /^(.+?)\s*\(([^()]+)\)$/;
+
+/**
+ * The sections among `candidates` whose ancestors hold `parents` in order
+ * (each a heading title, compared case-insensitively and without section
+ * numbers); the nearest ancestors are matched first.
+ */
+function underParents(doc: Document, candidates: number[], parents: string[]): number[] {
+  const form = (t: string) => stripNumber(t).toLowerCase();
+  const wanted = parents.map(form);
+  return candidates.filter((i) => {
+    let k = wanted.length - 1;
+    for (let p = doc.sections[i].parent; p >= 0 && k >= 0; p = doc.sections[p].parent) {
+      if (form(doc.sections[p].title) === wanted[k]) k--;
+    }
+    return k < 0;
+  });
+}
+
+const WS = /[\s\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]+/g;
+const normalise = (s: string) => s.replace(WS, " ").trim();
+
+/** Most names of one request that get closest-heading suggestions. */
+export const MAX_SUGGESTED_NAMES = 10;
+
+/** Longest part of a requested name compared for suggestions (no heading is longer). */
+const SUGGEST_CHARS = 200;
+
+function counts(items: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of items) out.set(t, (out.get(t) ?? 0) + 1);
+  return out;
+}
+
+/** Dice overlap of a multiset counted once (the request) and a short list (a heading). */
+function dice(x: Map<string, number>, xLength: number, y: readonly string[]): number {
+  if (xLength === 0 || y.length === 0) return 0;
+  const used = new Map<string, number>();
+  let common = 0;
+  for (const t of y) {
+    const n = used.get(t) ?? 0;
+    if (n < (x.get(t) ?? 0)) {
+      common++;
+      used.set(t, n + 1);
+    }
+  }
+  return (2 * common) / (xLength + y.length);
+}
+
+function bigrams(s: string): string[] {
+  const chars = Array.from(s.replace(/-/g, " "));
+  const out: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+  return out;
+}
+
+/** A slug with its words and bigrams, split once. */
+interface SlugParts {
+  slug: string;
+  words: string[];
+  bigrams: string[];
+}
+
+function slugParts(slug: string): SlugParts {
+  return { slug, words: slug.split("-").filter(Boolean), bigrams: bigrams(slug) };
+}
+
+/**
+ * How close headings' slugs are to a requested slug: word overlap with a
+ * prefix bonus, or character bigram overlap. The request's words and bigrams
+ * are counted once, so scoring every heading costs the heading's length,
+ * whatever the length of the request.
+ */
+class Closeness {
+  readonly #a: string;
+  readonly #words: Map<string, number>;
+  readonly #wordCount: number;
+  readonly #bigrams: Map<string, number>;
+  readonly #bigramCount: number;
+
+  constructor(slug: string) {
+    this.#a = slug.slice(0, SUGGEST_CHARS);
+    const words = this.#a.split("-").filter(Boolean);
+    const grams = bigrams(this.#a);
+    this.#words = counts(words);
+    this.#wordCount = words.length;
+    this.#bigrams = counts(grams);
+    this.#bigramCount = grams.length;
+  }
+
+  /** Similarity to a heading's slug, from 0 (nothing shared) up. */
+  to(b: SlugParts): number {
+    const a = this.#a;
+    let words = dice(this.#words, this.#wordCount, b.words);
+    if (b.slug.startsWith(a) || a.startsWith(b.slug)) words += 0.3;
+    else if (b.slug.includes(a)) words += 0.15;
+    return Math.max(words, dice(this.#bigrams, this.#bigramCount, b.bigrams));
+  }
+}
+
+/**
+ * Finds requested sections by, in order: exact heading text, text without
+ * its section number, slug or heading id, the id of any element inside a
+ * section (URL fragments), and a fuzzy slug match.
+ */
+/** The forms of each heading a lookup compares, computed once per Document. */
+interface HeadingKeys {
+  lower: string;
+  stripped: string;
+  strippedSlug: string;
+  bare: string;
+  /** The number-stripped slug and the slug as {@link Closeness} compares them. */
+  titleParts: SlugParts;
+  slugParts: SlugParts;
+}
+
+const headingKeys = new WeakMap<Document, HeadingKeys[]>();
+
+// A title with a signature or note after it: "Array.prototype.flat ( [ depth ] )".
+const bareTitle = (t: string) => stripNumber(t).replace(/\s*[([].*$/, "").trim().toLowerCase();
+
+function keysOf(doc: Document): HeadingKeys[] {
+  let keys = headingKeys.get(doc);
+  if (!keys) {
+    keys = doc.sections.map((s) => {
+      const stripped = stripNumber(s.title);
+      const strippedSlug = slugify(stripped);
+      return {
+        lower: s.title.toLowerCase(),
+        stripped: stripped.toLowerCase(),
+        strippedSlug,
+        bare: bareTitle(s.title),
+        titleParts: slugParts(strippedSlug),
+        slugParts: slugParts(s.slug),
+      };
+    });
+    headingKeys.set(doc, keys);
+  }
+  return keys;
+}
+
+export function findSections(doc: Document, requests: readonly string[]): SectionLookup[] {
+  const keys = keysOf(doc);
+  const first = (test: (k: HeadingKeys, i: number) => boolean) => {
+    const i = keys.findIndex(test);
+    return i >= 0 ? i : undefined;
+  };
+  let suggested = 0;
+  return requests.map((raw) => {
+    const request = normalise(raw.replace(/^#/, ""));
+    const result: SectionLookup = { request: raw, suggestions: [] };
+    if (request === "") return result;
+    const lower = request.toLowerCase();
+    const all = (test: (k: HeadingKeys) => boolean) => keys.flatMap((k, i) => test(k) ? [i] : []);
+    const named = (index: number, via: MatchKind, among: number[]): SectionLookup =>
+      among.length > 1 ? { ...result, index, via, ambiguous: among } : { ...result, index, via };
+    const byName = doc.sections.find((s) => s.title === request)?.index ??
+      first((k) => k.lower === lower);
+    if (byName !== undefined) {
+      // The exact spelling wins over other cases; an equal title elsewhere makes it ambiguous.
+      return named(byName, "name", all((k) => k.lower === lower));
+    }
+    const stripped = stripNumber(request).toLowerCase();
+    const byNumber = all((k) => k.stripped === stripped);
+    if (byNumber.length > 0) return named(byNumber[0], "number-stripped name", byNumber);
+    // A heading path (FAQ > Options) or a parent-qualified name (Options (FAQ)).
+    const path = request.split(PATH_SEPARATOR);
+    const qualified = path.length === 1 ? QUALIFIED.exec(request) : null;
+    const [leaf, parents] = path.length > 1
+      ? [path[path.length - 1], path.slice(0, -1)]
+      : qualified
+      ? [qualified[1], [qualified[2]]]
+      : [undefined, []];
+    if (leaf !== undefined) {
+      const leafForm = stripNumber(leaf).toLowerCase();
+      const under = underParents(doc, all((k) => k.stripped === leafForm), parents);
+      if (under.length > 0) return named(under[0], "heading path", under);
+    }
+    let decoded = request;
+    try {
+      decoded = decodeURIComponent(request);
+    } catch { /* keep as is */ }
+    const bySlug = doc.sectionBySlug(decoded) ?? doc.sectionBySlug(decoded.toLowerCase());
+    if (bySlug !== undefined) return { ...result, index: bySlug, via: "slug" };
+    const byAnchor = doc.sectionOfAnchor(decoded);
+    if (byAnchor !== undefined) return { ...result, index: byAnchor, via: "anchor" };
+    const wanted = slugify(decoded);
+    const wantedStripped = slugify(stripNumber(decoded));
+    if (wanted) {
+      const fuzzy = first((k, i) =>
+        doc.sections[i].slug === wanted || k.strippedSlug === wantedStripped
+      );
+      if (fuzzy !== undefined) return { ...result, index: fuzzy, via: "fuzzy" };
+    }
+    const wantedBare = bareTitle(decoded);
+    if (wantedBare) {
+      const signature = first((k) => k.bare === wantedBare);
+      if (signature !== undefined) return { ...result, index: signature, via: "fuzzy" };
+      const prefix = keys.flatMap((k, i) =>
+        k.stripped.startsWith(wantedBare) && /^[\s(:,.-]/.test(k.stripped.slice(wantedBare.length))
+          ? [i]
+          : []
+      );
+      if (prefix.length === 1) return { ...result, index: prefix[0], via: "fuzzy" };
+    }
+    // No match: the closest headings, for recovery (for the first few names only: each
+    // costs a pass over every heading).
+    if (suggested++ >= MAX_SUGGESTED_NAMES) return result;
+    const byTitle = new Closeness(wantedStripped || wanted);
+    const toSlug = new Closeness(wanted);
+    const scored = keys.map((k, i) => ({
+      index: i,
+      score: Math.max(byTitle.to(k.titleParts), toSlug.to(k.slugParts)),
+    })).filter((x) => x.score > 0.3).sort((a, b) => b.score - a.score || a.index - b.index);
+    result.suggestions = scored.slice(0, 5).map((x) => x.index);
+    return result;
+  });
+}
+
+/** Text of the chosen sections, and what the tool should say about them. */
+export interface SectionsView {
+  /** The sections' Markdown, joined by blank lines. */
+  text: string;
+  /** Sections returned, in order. */
+  returned: number[];
+  /** Requested sections that were already inside a broader one returned. */
+  absorbed: { index: number; within: number }[];
+  /** Returned sections that have children not included (without auto_expand). */
+  withChildren: number[];
+  /** Returned sections with no text of their own. */
+  dividers: number[];
+}
+
+/** Builds the text of the found sections (subtrees with `autoExpand`). */
+export function sectionsView(
+  doc: Document,
+  indices: readonly number[],
+  autoExpand: boolean,
+): SectionsView {
+  const unique = [...new Set(indices)].sort((a, b) => a - b);
+  const view: SectionsView = {
+    text: "",
+    returned: [],
+    absorbed: [],
+    withChildren: [],
+    dividers: [],
+  };
+  const parts: string[] = [];
+  for (const i of unique) {
+    const s = doc.sections[i];
+    if (autoExpand) {
+      const within = view.returned.find((r) =>
+        s.start >= doc.sections[r].start && s.start < doc.sections[r].subtreeEnd
+      );
+      if (within !== undefined) {
+        view.absorbed.push({ index: i, within });
+        continue;
+      }
+    }
+    view.returned.push(i);
+    parts.push(doc.sectionText(i, autoExpand));
+    if (!autoExpand && s.children.length > 0) view.withChildren.push(i);
+    if (s.headerOnly && !(autoExpand && s.children.length > 0)) view.dividers.push(i);
+  }
+  view.text = parts.join("\n\n");
+  return view;
+}
+
+/** A text cut to a token budget at a Markdown boundary. */
+export interface Cut {
+  /** The kept text. */
+  text: string;
+  /** Whether anything was cut. */
+  truncated: boolean;
+  /** Estimated tokens of the whole text. */
+  totalTokens: number;
+  /** Estimated tokens kept. */
+  keptTokens: number;
+}
+
+/** Share of the budget a cut fills before it cuts inside a block. */
+const FILL = 0.8;
+
+/**
+ * Keeps whole blocks (paragraphs, lists, code blocks, tables) while they fit
+ * `maxTokens`; when the next block would leave more than a fifth of the
+ * budget unused, it is cut inside. `totalTokens` is the estimate of the whole
+ * text when the caller already has it (a Document's {@link Document.tokens}),
+ * so a cut of a long cached page does not count the page again.
+ */
+export function cutToBudget(
+  markdown: string,
+  maxTokens: number,
+  totalTokens: number = estimateTokens(markdown),
+): Cut {
+  if (totalTokens <= maxTokens) {
+    return { text: markdown, truncated: false, totalTokens, keptTokens: totalTokens };
+  }
+  let used = 0;
+  let end = 0;
+  // Blocks are split only as far as the budget reaches; `over` ends the first that does not fit.
+  let over = markdown.length;
+  blocks(markdown, (b) => {
+    const cost = tokenWeight(markdown.slice(end, b.end));
+    if (used + cost > maxTokens) {
+      over = b.end;
+      return true;
+    }
+    used += cost;
+    end = b.end;
+    return false;
+  });
+  let text = markdown.slice(0, end).trimEnd();
+  // A block too large for what is left is cut inside (at a line break when
+  // it can be) rather than leaving most of the budget unused.
+  if (used < maxTokens * FILL) {
+    // The cut falls inside that block, so only it is measured (not the rest of a long page).
+    text = markdown.slice(0, end) +
+      truncateToTokens(markdown.slice(end, over), Math.floor(maxTokens - used));
+  }
+  return { text: text.trimEnd(), truncated: true, totalTokens, keptTokens: estimateTokens(text) };
+}
+
+/** One slice in a view. */
+export interface SliceEntry {
+  /** Slice index. */
+  index: number;
+  /** Its label (page-derived). */
+  label: string;
+  /** Its text. */
+  text: string;
+}
+
+/** Formats slices as `--- slice N (label) ---` blocks within a budget (at least one). */
+export function renderSlices(
+  entries: readonly SliceEntry[],
+  maxTokens: number,
+): { text: string; shown: number[] } {
+  const out: string[] = [];
+  const shown: number[] = [];
+  let used = 0;
+  for (const e of entries) {
+    const block = `--- slice ${e.index} (${e.label}) ---\n${e.text.trim()}`;
+    const cost = estimateTokens(block);
+    if (out.length > 0 && used + cost > maxTokens) break;
+    out.push(out.length === 0 && cost > maxTokens ? truncateToTokens(block, maxTokens) : block);
+    shown.push(e.index);
+    used += cost;
+  }
+  return { text: out.join("\n\n"), shown };
+}
+
+/** Slice entries for indexes. */
+export function sliceEntries(doc: Document, indices: readonly number[]): SliceEntry[] {
+  return indices.map((i) => ({
+    index: i,
+    label: sliceLabel(doc.slices[i]),
+    text: doc.sliceText(i),
+  }));
+}

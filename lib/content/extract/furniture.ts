@@ -1,0 +1,84 @@
+/**
+ * Main-content extraction: which parts of a page are furniture.
+ *
+ * This is the stage that separates a page's content from its navigation,
+ * banners and sidebars. It is a policy handed to the converter, so it can be
+ * replaced without touching conversion. The current policy drops what is
+ * never content:
+ *
+ * - `nav` (and `role=navigation`) everywhere;
+ * - `header`, `footer`, `aside` (and `role=banner`, `contentinfo`,
+ *   `complementary`) outside `main`, `article` or `role=main`, where they are
+ *   site furniture; inside the article they are bylines, footnotes, notes;
+ * - cookie and consent banners, skip links and text meant only for screen
+ *   readers, recognised by their ids and classes;
+ * - browser-support boxes that spec generators put beside definitions
+ *   (`mdn-anno` in WHATWG and Bikeshed specs, `caniuse-status`): a row of
+ *   engine names and version numbers beside every section, which in
+ *   Markdown becomes noise such as "Firefox8+Safari6+Chrome13+".
+ *
+ * And it keeps an image's alternative text only where it carries content:
+ * a description of a chart, diagram, map or screenshot. A photo's
+ * description, its credit, a file name used as alt, or an alt that repeats
+ * the page's title tells a reader of the text nothing the article does not
+ * (a page read whole, `full_page`, keeps every alt).
+ *
+ * @module
+ */
+import type { FurniturePolicy, ImageContext } from "../html/markdown.ts";
+
+const BANNER =
+  /(?:^|[\s_-])(?:cookie-?(?:banner|notice|consent|bar|law|popup|policy-banner)|cookieconsent|consent-?(?:banner|manager|modal)|onetrust|gdpr|cc-(?:window|banner)|cybotcookiebot|truste|qc-cmp|sp_message)/i;
+const SCREEN_READER =
+  /(?:^|\s)(?:sr-only|screen-reader-text|visually-hidden|visuallyhidden|skip-link|skip-to-content|a11y-hidden)(?:\s|$)/i;
+const FURNITURE_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search"]);
+const SUPPORT_BOX = /(?:^|\s)(?:mdn-anno|caniuse-status)(?:\s|$)/;
+
+// Words of an alt that describes data or an interface rather than a scene.
+const DATA_FIGURE =
+  /\b(?:charts?|graphs?|diagrams?|maps?|infographics?|plots?|figures?|fig\.|tables?|timelines?|flowcharts?|screenshots?|screen shots?|curves?|schematics?|visuali[sz]ations?)\b/i;
+// Credits and agency marks of a photo.
+const CREDIT =
+  /©|\(c\)\s*\d{4}|\b(?:photo|image|picture)\s*(?:by|credit|courtesy)\b|\b(?:photo|image|credit|source)\s*:|\bcredits?\b|\bgetty\b|\bshutterstock\b|\bistock\w*\b|\breuters\b|\bstock (?:photo|image)\b|\bfile photo\b/i;
+// A file name or slug used as alt ("IMG_2953", "chart-2019-01.png").
+const FILE_NAME = /^[^\s]+$|\.(?:jpe?g|png|gif|webp|svg|avif|bmp|tiff?)\b/i;
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * Whether an image's alt carries content: it names a data figure (chart,
+ * diagram, map, table, screenshot...) and is not a credit, a file name or
+ * the page's title again.
+ */
+export function altCarriesContent(alt: string, context: ImageContext): boolean {
+  if (!DATA_FIGURE.test(alt)) return false;
+  if (FILE_NAME.test(alt.trim()) || CREDIT.test(alt)) return false;
+  const own = words(alt);
+  if (own.length < 2) return false;
+  const title = new Set(words(context.title));
+  const shared = own.filter((w) => title.has(w)).length;
+  return shared < own.length * 0.6;
+}
+
+/** The default policy. */
+export const defaultFurniture: FurniturePolicy = {
+  image: altCarriesContent,
+  drop(tag, attrs, context) {
+    if (tag === "nav") return true;
+    const role = attrs.role;
+    if (role === "navigation" || role === "search") return true;
+    if (!context.inMain) {
+      if (tag === "header" || tag === "footer" || tag === "aside") return true;
+      if (role && FURNITURE_ROLES.has(role)) return true;
+    }
+    const cls = attrs.class;
+    const id = attrs.id;
+    if (
+      cls !== undefined && (BANNER.test(cls) || SCREEN_READER.test(cls) || SUPPORT_BOX.test(cls))
+    ) return true;
+    if (id !== undefined && BANNER.test(id)) return true;
+    return false;
+  },
+};

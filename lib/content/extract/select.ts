@@ -1,0 +1,707 @@
+/**
+ * Main-content selection: which blocks of a page are its content.
+ *
+ * Runs after the single parse, on the blocks the converter wrote and the
+ * element table it kept (text and off-page link text of every subtree,
+ * class and id), so extraction costs no second parse.
+ *
+ * Every block weighs for or against the elements that contain it: its own
+ * words for and its link text against, code and data tables for, short
+ * fragments (bylines, labels, buttons) against, and everything under an
+ * element marked as furniture against: a class or id naming comments, a
+ * sidebar, related links, sharing, ads... (soft marks yield to a box holding
+ * most of the page's prose, and an id that repeats the element's own
+ * heading names a topic, not a widget), or a teaser card (one of three or
+ * more like-classed siblings, each led by a link elsewhere, with a summary).
+ * The content is the tightest element close to the greatest net weight: on
+ * an article, the article body; on documentation, a specification or a
+ * thread, where prose is everywhere, the box holding all of it.
+ *
+ * Then the box is tidied: siblings heavy enough join it, and so does the
+ * article continuing right after it; the heading right before it heads it;
+ * inside it, furniture, photo captions and one-link promotional paragraphs
+ * go, and headings whose sections lost everything go with them. When the
+ * result holds almost none of the page's content, the choice is made again
+ * without the marks, and failing that the page is kept whole.
+ *
+ * @module
+ */
+import type { BlockRecord, ElementTable } from "../html/markdown.ts";
+
+/** Weight of a word of furniture against a word of prose. */
+export const FURNITURE_WEIGHT = 0.6;
+
+// Class and id words of boxes that never hold the content: reader comments
+// (a long thread can outweigh the article, so no amount of prose excuses them).
+const HARD = /(^|[\s_-])(comments?|comment-list|commentlist|disqus)([\s_-]|$)/i;
+// Class and id words of boxes that are furniture unless they hold most of the
+// prose (a layout container named "has-sidebar", "penci_sidebar" or
+// "advertisement-off-canvas--pusher" can wrap the whole article).
+const SOFT =
+  /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|widget|tags|tag-list|author-bio|byline|modal|popup)([\s_-]|$)/i;
+// Class words of a post embedded from a social network (a tweet, an
+// Instagram or Facebook post, a TikTok, a Bluesky or Mastodon post): quoted
+// by the article, so content, whatever the box around it is called.
+const EMBEDDED_POST =
+  /(^|[\s_-])(twitter-tweet|twitter-video|instagram-media|tiktok-embed|fb-post|fb-video|bluesky-embed|mastodon-embed|reddit-embed-bq|reddit-card|threads-embed|text-post-media|embedded-post)([\s_-]|$)/i;
+// Class words of a photo's caption or credit.
+const CAPTION = /(^|[\s_-])(caption|captions|credit|credits|photo-credit|image-credit)([\s_-]|$)/i;
+// Class words of the box holding an article's own text.
+const ARTICLE_BODY_WORDS =
+  "article-?body|articlebody|entry-content|post-content|post-body|story-body|article-content";
+const ARTICLE_BODY = new RegExp(`(^|[\\s_-])(${ARTICLE_BODY_WORDS})([\\s_-]|$)`, "i");
+// A furniture mark yields when the class or id also says this is the body or the main content.
+const BODY = new RegExp(`${ARTICLE_BODY_WORDS}|main-content`, "i");
+
+function isProse(b: BlockRecord): boolean {
+  return b.kind === "text" && b.text >= 25 && b.links / b.text < 0.3;
+}
+
+/** Membership test for the subtrees of flagged elements, memoised along ancestor chains. */
+function subtreeMembership(el: ElementTable, flagged: Uint8Array): (e: number) => boolean {
+  const memo = new Int8Array(el.parent.length); // 0 unknown, 1 in, -1 out
+  return (e: number) => {
+    if (e < 0) return false;
+    const path: number[] = [];
+    let a = e;
+    let result = false;
+    while (a >= 0) {
+      if (memo[a] !== 0) {
+        result = memo[a] === 1;
+        break;
+      }
+      if (flagged[a]) {
+        result = true;
+        break;
+      }
+      path.push(a);
+      a = el.parent[a];
+    }
+    for (const p of path) memo[p] = result ? 1 : -1;
+    return result;
+  };
+}
+
+/** The text of the first heading inside each element ("" when none), lowercased. */
+function firstHeadings(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+): string[] {
+  const first = new Array<string>(el.parent.length);
+  for (const b of blocks) {
+    if (b.kind !== "heading" || b.owner < 0) continue;
+    const text = markdown.slice(b.start, b.end).toLowerCase();
+    // Ancestors already holding a heading got it from an earlier one, and so did theirs.
+    for (let a = b.owner; a >= 0 && first[a] === undefined; a = el.parent[a]) first[a] = text;
+  }
+  return first;
+}
+
+/** The furniture word a class or id names, if any. */
+function furnitureWord(hint: string, soft: boolean): string | undefined {
+  const m = (soft ? SOFT : HARD).exec(hint);
+  return m ? m[2].split("-")[0].toLowerCase() : undefined;
+}
+
+/**
+ * Elements whose class or id marks them as furniture (soft marks yield to
+ * prose-heavy boxes). An id that only repeats the element's own heading
+ * ("comments" on a section titled "Comments", "the-nav-element" on a
+ * specification's heading) names a topic, not a widget, and is ignored.
+ */
+function hinted(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+  prose: Float64Array,
+  totalProse: number,
+): Marks {
+  const flagged = new Uint8Array(el.parent.length);
+  const hardFlagged = new Uint8Array(el.parent.length);
+  let headings: string[] | undefined;
+  const topical = (e: number, word: string) => {
+    if (/^h[1-6]$/.test(el.tag[e])) return true;
+    headings ??= firstHeadings(blocks, el, markdown);
+    const heading = headings[e];
+    return heading !== undefined && heading.includes(word);
+  };
+  const marks = (e: number, soft: boolean) => {
+    if (el.hint[e] !== "" && (soft ? SOFT : HARD).test(el.hint[e])) return true;
+    const word = el.id[e] === "" ? undefined : furnitureWord(el.id[e], soft);
+    return word !== undefined && !topical(e, word);
+  };
+  // Text of embedded posts in each subtree: a box that is mostly one (a
+  // "social-embed" or "widget" wrapper) is not furniture.
+  const embedded = new Int32Array(el.parent.length);
+  for (let e = 0; e < el.parent.length; e++) {
+    if (el.hint[e] === "" || !EMBEDDED_POST.test(el.hint[e])) continue;
+    let inner = false;
+    for (let a = el.parent[e]; a >= 0 && !inner; a = el.parent[a]) {
+      inner = el.hint[a] !== "" && EMBEDDED_POST.test(el.hint[a]);
+    }
+    if (inner) continue;
+    for (let a = e; a >= 0; a = el.parent[a]) embedded[a] += el.text[e];
+  }
+  for (let e = 0; e < el.parent.length; e++) {
+    if (el.hint[e] === "" && el.id[e] === "") continue;
+    const hard = marks(e, false);
+    if (!hard && embedded[e] > 0 && embedded[e] >= el.text[e] * 0.5) continue;
+    if (!hard && !(prose[e] < totalProse * 0.5 && marks(e, true))) continue;
+    if (BODY.test(el.hint[e]) || BODY.test(el.id[e])) continue;
+    flagged[e] = 1;
+    if (hard) hardFlagged[e] = 1;
+  }
+  const card = cards(blocks, el, prose, totalProse);
+  for (let e = 0; e < flagged.length; e++) if (card[e]) flagged[e] = 1;
+  return { any: subtreeMembership(el, flagged), hard: subtreeMembership(el, hardFlagged) };
+}
+
+/** Share of the best box's weight a tighter box may lack and still be chosen. */
+const CORE_SLACK = 0.15;
+
+/** Length range of a paragraph that is only a link elsewhere (shorter: a source label). */
+const PROMO_MIN = 20;
+const PROMO_MAX = 200;
+
+/** Elements that are blocks of an article's text (not boxes of their own). */
+const CONTENT_BLOCK = new Set([
+  "p",
+  "ul",
+  "ol",
+  "dl",
+  "blockquote",
+  "pre",
+  "table",
+  "figure",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+]);
+
+/** Most negative weight of a slot the article may continue across (an "Advertisement" label). */
+const CONTINUATION_GAP = 30;
+
+/** Content (characters) the chosen box must hold, unless it holds this share of the page's. */
+const FALLBACK_MIN = 500;
+const FALLBACK_SHARE = 0.2;
+
+/** Least weight (characters of prose, about) of a sibling joining the content box. */
+const SIBLING_MIN = 80;
+/** ...and least share of the box's own weight. */
+const SIBLING_SHARE = 0.1;
+
+/** Least text a teaser card has besides its links (a summary, a date, a byline). */
+const CARD_WORDS = 20;
+
+/** Longest text of a teaser card. */
+const CARD_TEXT = 1500;
+
+/**
+ * Teaser cards: three or more sibling elements of the same tag and class,
+ * each led by a link off the page or titled by one (a headline list, "more
+ * stories", a grid of related articles), short enough to be a summary, and
+ * together most of their parent (callouts sprinkled through an article are
+ * not a list of teasers). On a page that is mostly such cards (an index, a
+ * search result page) they are the content, and none are flagged.
+ */
+function cards(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  prose: Float64Array,
+  totalProse: number,
+): Uint8Array {
+  const n = el.parent.length;
+  const titled = new Uint8Array(n);
+  for (const b of blocks) {
+    if (b.kind !== "heading" || b.owner < 0 || b.links * 2 < b.text) continue;
+    for (let a = b.owner; a >= 0 && !titled[a]; a = el.parent[a]) titled[a] = 1;
+  }
+  const count = new Map<string, number>();
+  const text = new Map<string, number>();
+  // Class words with digits number the items ("grid_2", "post-1792") and are left out.
+  const keyOf = (e: number) =>
+    `${el.parent[e]} ${el.tag[e]} ${
+      el.hint[e].replace(/\S*\d\S*/g, "").replace(/\s+/g, " ").trim()
+    }`;
+  // Lists inside a box that says it is the article body are the article's own.
+  const inBody = new Uint8Array(n);
+  for (let e = 0; e < n; e++) {
+    const p = el.parent[e];
+    inBody[e] = (p >= 0 && inBody[p]) || ARTICLE_BODY.test(el.hint[e]) ? 1 : 0;
+  }
+  const candidate = (e: number) =>
+    (el.lead[e] === 1 || titled[e] === 1) && el.parent[e] >= 0 && el.tag[e] !== "p" &&
+    el.text[e] <= CARD_TEXT && !inBody[e] &&
+    // A teaser says something besides its link; a bare list of links (a
+    // specification's list of the terms it imports) is left to the weights.
+    el.text[e] - el.links[e] >= CARD_WORDS;
+  for (let e = 0; e < n; e++) {
+    if (!candidate(e)) continue;
+    const k = keyOf(e);
+    count.set(k, (count.get(k) ?? 0) + 1);
+    text.set(k, (text.get(k) ?? 0) + el.text[e]);
+  }
+  const flagged = new Uint8Array(n);
+  let cardProse = 0;
+  for (let e = 0; e < n; e++) {
+    if (!candidate(e)) continue;
+    const k = keyOf(e);
+    if (count.get(k)! < 3 || text.get(k)! < 0.6 * el.text[el.parent[e]]) continue;
+    flagged[e] = 1;
+    // Prose of outermost cards only (element numbers are in document order).
+    let a = el.parent[e];
+    while (a >= 0 && !flagged[a]) a = el.parent[a];
+    if (a < 0) cardProse += prose[e];
+  }
+  if (cardProse > 2 * (totalProse - cardProse)) return new Uint8Array(n);
+  return flagged;
+}
+
+/** The weight of a block: positive for content, negative for furniture. */
+function weight(b: BlockRecord, furniture: boolean): number {
+  if (b.kind === "heading" || b.kind === "rule" || b.text === 0) return 0;
+  const ld = b.links / b.text;
+  if (furniture) return -FURNITURE_WEIGHT * b.text;
+  if (b.kind === "code") return b.text;
+  if (b.kind === "table") return ld < 0.5 ? b.text : -FURNITURE_WEIGHT * b.text;
+  // Sentences: their own words count for, their link text against.
+  if (b.kind === "text" && b.text >= 25) return b.text * (1 - ld) - FURNITURE_WEIGHT * b.links;
+  return -FURNITURE_WEIGHT * b.text;
+}
+
+/**
+ * Drops kept headings whose sections lost everything they held (the title
+ * of a teaser list whose cards were dropped).
+ */
+function dropEmptyHeadings(blocks: readonly BlockRecord[], keep: boolean[]): void {
+  // Backwards, so each heading knows what survived under it.
+  let kept = false;
+  let dropped = false;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i];
+    if (b.kind !== "heading") {
+      if (b.text === 0) continue;
+      if (keep[i]) kept = true;
+      else dropped = true;
+      continue;
+    }
+    if (keep[i] && dropped && !kept) keep[i] = false;
+    if (keep[i]) {
+      kept = true;
+      dropped = false;
+    } else dropped = true;
+  }
+}
+
+/**
+ * Photo captions and credits: text under a `figcaption` or a box whose class
+ * says caption or credit, in a figure that holds no table or code (whose
+ * captions label content and stay). The image itself stays.
+ */
+function captions(blocks: readonly BlockRecord[], el: ElementTable): (e: number) => boolean {
+  const n = el.parent.length;
+  const labelsContent = new Uint8Array(n);
+  for (const b of blocks) {
+    if ((b.kind !== "table" && b.kind !== "code") || b.owner < 0) continue;
+    for (let a = b.owner; a >= 0 && !labelsContent[a]; a = el.parent[a]) labelsContent[a] = 1;
+  }
+  const flagged = new Uint8Array(n);
+  for (let e = 0; e < n; e++) {
+    const hint = el.hint[e];
+    if (el.tag[e] !== "figcaption" && (hint === "" || !CAPTION.test(hint))) continue;
+    // The figure (or the caption's parent) must not hold a table or code.
+    let box = el.parent[e];
+    for (let a = e; a >= 0; a = el.parent[a]) {
+      if (el.tag[a] === "figure") {
+        box = a;
+        break;
+      }
+    }
+    if (box < 0 || !labelsContent[box]) flagged[e] = 1;
+  }
+  return subtreeMembership(el, flagged);
+}
+
+// What an article's edges say that is not the article: prompts to share,
+// follow, subscribe or comment, and newsletter boxes.
+const PROMPT =
+  /\b(?:sign(?:ing)?[ -]?up\b.{0,80}\b(?:newsletters?|inbox|(?:our|daily|weekly) (?:e-?mails?|updates|alerts|briefing))|(?:newsletter|inbox)\b.{0,80}\bsign(?:ing)?[ -]?up|subscribe (?:to|for|now|today)|delivered (?:to|through) your (?:inbox|letterbox|door)|follow (?:us|him|her|them|me)\b.{0,40}\b(?:on|at)\b|(?:like|find) us on facebook|share (?:this|the|on|via)\b.{0,30}\b(?:story|article|post|page|facebook|twitter)|tell us what you think|join the (?:conversation|discussion)|leave a comment|download (?:the|our) app|(?:e-?mail|write to|contact|reach)\b[^.]{0,60}\bat\s+(?:\S+@\S+\.\w+|@\w+))/iu;
+// A label of page furniture: teasers, tags, comments, ads, navigation.
+const LABEL =
+  /^(?:related(?: (?:stories|articles|posts|links|content|coverage|reading))?|more(?: (?:stories|news|from|on|in|like this)\b.*)?|read (?:more|next|also)|also read|don'?t miss|must read|most (?:popular|read|viewed|shared)|popular(?: (?:stories|posts|now))?|trending(?: now)?|recommended(?: for you)?|you (?:may|might) (?:also )?(?:like|enjoy)|(?:top|latest|recent) (?:stories|news|posts|articles)|advert(?:isement)?|sponsored(?: content)?|(?:story|article) continues below|explore further|share(?: this)?|tags?|topics|comments?|\d+ comments?|back(?: to top)?|previous|next|close|print|email)\s*:?$/i;
+// The label of an ad slot, wherever it is.
+const AD_LABEL =
+  /^(?:advert(?:isement)?s?|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?)\s*:?$/i;
+// A gallery's counter.
+const COUNTER =
+  /^(?:(?:image|photo|picture|slide|item)s?\s+)?\d+\s*(?:[-–]\s*\d+\s*)?(?:of|\/)\s*\d+$/i;
+// A teaser line led by such a label ("Related: …", "Don't miss: …").
+const LABEL_LEAD =
+  /^(?:related|read (?:more|next|also)|also read|don'?t miss|must read|more|recommended|trending|watch|listen|ICYMI)\s*:/i;
+// A byline or dateline, as the article's head or tail repeats it.
+const BYLINE =
+  /^(?:(?:by|from|por|von|par|di|door|av)\s+\p{Lu}|(?:updated|published|posted|last (?:updated|modified)|first published|created|modified)\b)/iu;
+const DATE =
+  /\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{4}|\d{4}-\d{2}-\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)/i;
+
+/** The words of a block as a reader sees them (no link targets, no markup). */
+function plainText(markdown: string, b: BlockRecord): string {
+  return markdown.slice(b.start, b.end)
+    .replace(/\]\([^)]*\)/g, "]")
+    .replace(/[[\]*_`#>|]/g, " ")
+    .replace(/^\s*(?:[-+]|\d+[.)])\s+/gm, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Elements whose own text is loose in a layout box, not a paragraph's. */
+const LOOSE = new Set(["div", "span", "section", "aside", "header", "footer", "a", "form"]);
+
+/** Longest block judged by its words alone (a prompt, a label, a byline). */
+const EDGE_MAX = 250;
+
+/** Whether a block is one of a list's items and little but a link. */
+function linkItem(b: BlockRecord, el: ElementTable): boolean {
+  if (b.kind !== "text" || b.text === 0 || b.links < b.text * 0.8) return false;
+  for (let a = b.owner, up = 0; a >= 0 && up < 3; a = el.parent[a], up++) {
+    if (el.tag[a] === "li") return true;
+  }
+  return false;
+}
+
+/** The list (`ul`, `ol`) a link item belongs to, or -1. */
+function listOf(b: BlockRecord, el: ElementTable): number {
+  for (let a = b.owner, up = 0; a >= 0 && up < 4; a = el.parent[a], up++) {
+    if (el.tag[a] === "li") {
+      const p = el.parent[a];
+      return p >= 0 && (el.tag[p] === "ul" || el.tag[p] === "ol") ? p : -1;
+    }
+  }
+  return -1;
+}
+
+/** Least items of a list of headlines, and least words of each. */
+const HEADLINE_ITEMS = 3;
+const HEADLINE_WORDS = 4;
+
+/**
+ * Lists of headlines: three or more items, each nothing but a link of a
+ * headline's length (four words or more, from a capital), in a list that is all links
+ * ("More on this story", "Most popular" boxes inside the article), with
+ * the heading right above the list.
+ */
+function headlineLists(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+  keep: boolean[],
+): void {
+  const items = new Map<number, number[]>();
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    if (b.kind !== "text") continue;
+    const list = listOf(b, el);
+    if (list < 0) continue;
+    let group = items.get(list);
+    if (!group) items.set(list, group = []);
+    group.push(i);
+  }
+  for (const [list, group] of items) {
+    if (group.length < HEADLINE_ITEMS || el.links[list] < el.text[list] * 0.9) continue;
+    // A headline starts with a capital or a figure (a specification's list
+    // of the terms it imports is lower case).
+    const headlines = group.every((i) => {
+      const t = plainText(markdown, blocks[i]);
+      return linkItem(blocks[i], el) && /^[\p{Lu}\p{N}]/u.test(t) &&
+        t.split(" ").length >= HEADLINE_WORDS;
+    });
+    if (!headlines) continue;
+    for (const i of group) keep[i] = false;
+    // The box's own heading ("More on this story") goes with it.
+    const h = group[0] - 1;
+    if (h >= 0 && blocks[h].kind === "heading" && el.parent[blocks[h].owner] === el.parent[list]) {
+      keep[h] = false;
+    }
+  }
+}
+
+/**
+ * The article's edges: before its first sentence, a byline or dateline
+ * repeated as text; after its last, related-story lists, "don't miss"
+ * teasers, share and follow prompts, newsletter boxes, bylines and the
+ * labels of such boxes; anywhere, a short prompt to subscribe, share or
+ * follow, and a teaser line led by a label ("Related: ...").
+ */
+function trimEdges(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+  keep: boolean[],
+): void {
+  const texts = new Map<number, string>();
+  const text = (i: number) => {
+    let t = texts.get(i);
+    if (t === undefined) texts.set(i, t = plainText(markdown, blocks[i]));
+    return t;
+  };
+  const short = (i: number) => blocks[i].text <= EDGE_MAX;
+  // A prompt is the block's point, not a closing line of a longer paragraph.
+  const prompt = (i: number) =>
+    short(i) && PROMPT.test(text(i)) && text(i).split(/[.!?](?:\s|$)/).length <= 4;
+  const label = (i: number) => blocks[i].text <= 40 && LABEL.test(text(i));
+  const byline = (i: number) => {
+    if (blocks[i].text > 120) return false;
+    const t = text(i);
+    return BYLINE.test(t) || (DATE.test(t) && t.split(" ").length <= 12);
+  };
+  // A fragment: a few loose characters that do not end a sentence ("Advert",
+  // "Voltar"), written by a box rather than by a paragraph, item or quote.
+  const fragment = (i: number) =>
+    blocks[i].text < 25 && LOOSE.has(el.tag[blocks[i].owner]) &&
+    !/[.!?。！？]\W*$/u.test(text(i));
+  // A sentence of the article: prose that is none of the above.
+  const sentence = (i: number) =>
+    isProse(blocks[i]) && blocks[i].text >= 60 && text(i).split(" ").length >= 5 &&
+    !prompt(i) && !linkItem(blocks[i], el);
+  // A gallery's counter ("Image 1 of 5", "1 - 5 of 36").
+  const counter = (i: number) => blocks[i].text <= 40 && COUNTER.test(text(i));
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    if (sentence(i) || b.kind === "code" || b.kind === "table") {
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  if (first < 0) return;
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    // The label heading a box of teasers after the article ("Related stories").
+    if (b.kind === "heading") {
+      if (i > last && label(i)) keep[i] = false;
+      continue;
+    }
+    if (b.kind !== "text") continue;
+    if (
+      prompt(i) || counter(i) || (b.text <= 40 && AD_LABEL.test(text(i))) ||
+      (short(i) && LABEL_LEAD.test(text(i)) && b.links > 0)
+    ) keep[i] = false;
+    else if (i < first) {
+      if (
+        !linkItem(b, el) && (byline(i) || label(i) || /^https?:\/\/\S+$/.test(text(i)))
+      ) keep[i] = false;
+    } else if (i > last) {
+      if (
+        label(i) || byline(i) || linkItem(b, el) || (short(i) && LABEL_LEAD.test(text(i))) ||
+        fragment(i)
+      ) keep[i] = false;
+    }
+  }
+}
+
+/** Furniture marks: any mark, and the hard ones (comments). */
+interface Marks {
+  any: (e: number) => boolean;
+  hard: (e: number) => boolean;
+}
+
+const NO_MARKS: Marks = { any: () => false, hard: () => false };
+
+/** Characters of content (prose, code, tables) in the kept blocks, and in all. */
+function contentChars(blocks: readonly BlockRecord[], keep?: boolean[]): number {
+  let total = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (keep && !keep[i]) continue;
+    if (b.kind === "code" || b.kind === "table" || isProse(b)) total += b.text;
+  }
+  return total;
+}
+
+/**
+ * Chooses the blocks to keep (undefined: keep everything).
+ *
+ * When the chosen box holds almost none of the page's content (every post of
+ * a thread marked "comment", say), the marks are ignored and the choice made
+ * again on the weights alone; when that is still too small, everything stays.
+ */
+export function selectMainContent(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+): boolean[] | undefined {
+  const n = el.parent.length;
+  if (n === 0 || blocks.length === 0) return undefined;
+  // Prose per subtree, to tell a furniture box from a layout box that wraps the article.
+  const prose = new Float64Array(n);
+  let totalProse = 0;
+  for (const b of blocks) {
+    if (b.owner < 0 || !isProse(b)) continue;
+    totalProse += b.text;
+    for (let a = b.owner; a >= 0; a = el.parent[a]) prose[a] += b.text;
+  }
+  const caption = captions(blocks, el);
+  const total = contentChars(blocks);
+  const enough = (keep: boolean[] | undefined) => {
+    if (keep === undefined) return true;
+    const kept = contentChars(blocks, keep);
+    return kept >= FALLBACK_MIN || kept >= total * FALLBACK_SHARE;
+  };
+  const marks = hinted(blocks, el, markdown, prose, totalProse);
+  const marked = choose(blocks, el, markdown, marks, caption);
+  if (enough(marked) || shortArticle(blocks, marks, marked)) return marked;
+  const plain = choose(blocks, el, markdown, NO_MARKS, caption);
+  return enough(plain) ? plain : undefined;
+}
+
+/** Least sentences (prose blocks of this many characters) of a short article. */
+const SHORT_ARTICLE_SENTENCES = 2;
+const SENTENCE_MIN = 60;
+
+/**
+ * Whether a small choice is a short article followed by its readers'
+ * comments, so that the comment thread, however long, does not replace it:
+ * the kept blocks hold at least two sentences, all come before the first
+ * comment, and hold at least half the prose outside the comments. (A thread
+ * whose every post is marked "comment" keeps nothing of the kind before its
+ * first post, and is read again without the marks.)
+ */
+function shortArticle(
+  blocks: readonly BlockRecord[],
+  marks: Marks,
+  keep: boolean[] | undefined,
+): boolean {
+  if (keep === undefined) return false;
+  let firstComment = blocks.length;
+  let outside = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (b.owner >= 0 && marks.hard(b.owner)) {
+      if (firstComment === blocks.length) firstComment = i;
+    } else if (isProse(b)) outside += b.text;
+  }
+  if (firstComment === blocks.length) return false;
+  let sentences = 0;
+  let kept = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    if (i > firstComment) return false;
+    const b = blocks[i];
+    if (isProse(b)) kept += b.text;
+    if (isProse(b) && b.text >= SENTENCE_MIN) sentences++;
+  }
+  return sentences >= SHORT_ARTICLE_SENTENCES && kept >= outside * 0.5;
+}
+
+/** One choice of the content box and the blocks kept in it. */
+function choose(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+  hints: Marks,
+  caption: (e: number) => boolean,
+): boolean[] | undefined {
+  const n = el.parent.length;
+  const furniture = hints.any;
+  // Code under a soft mark (a "nav-tabs" box of samples) is still code.
+  const blockFurniture = (b: BlockRecord) =>
+    b.kind === "code" ? hints.hard(b.owner) : furniture(b.owner);
+  const gain = new Float64Array(n);
+
+  let positive = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (b.owner < 0) continue;
+    const w = weight(b, blockFurniture(b));
+
+    if (w === 0) continue;
+    if (w > 0) positive += w;
+    for (let a = b.owner; a >= 0; a = el.parent[a]) gain[a] += w;
+  }
+  if (positive === 0) return undefined;
+  // The best box; on ties the deeper (tighter) one.
+  let core = -1;
+  let best = 0;
+  for (let e = 0; e < n; e++) {
+    if (gain[e] >= best && gain[e] > 0) {
+      best = gain[e];
+      core = e;
+    }
+  }
+  if (core < 0) return undefined;
+  // A wrapper that adds little (a print header, a browser warning beside the
+  // article) does not beat the tighter box: take the deepest near the best.
+  {
+    const depth = new Uint16Array(n);
+    let deepest = core;
+    for (let e = 0; e < n; e++) {
+      const p = el.parent[e];
+      depth[e] = p >= 0 ? Math.min(depth[p] + 1, 65535) : 0;
+      if (gain[e] >= best * (1 - CORE_SLACK) && depth[e] > depth[deepest]) deepest = e;
+    }
+    core = deepest;
+  }
+
+  // Siblings of the core that are content themselves join it.
+  const selected = new Uint8Array(n);
+  selected[core] = 1;
+  const parent = el.parent[core];
+  // A sibling must weigh something next to the box: a copyright line or a
+  // "you may also like" label beside the article does not join it.
+  const joins = (e: number) =>
+    el.parent[e] === parent && gain[e] >= Math.max(SIBLING_MIN, best * SIBLING_SHARE) &&
+    !furniture(e);
+  if (parent >= 0) {
+    const children: number[] = [];
+    for (let e = parent + 1; e < n; e++) {
+      if (el.parent[e] !== parent) continue;
+      children.push(e);
+      if (e !== core && joins(e)) selected[e] = 1;
+    }
+    // The article continuing right after the box (its last paragraphs,
+    // lists or quotes as loose elements) joins whatever its size, across
+    // empty or near-empty slots (an ad placeholder, a label), up to the
+    // first thing of weight against it or another box.
+    for (let k = children.indexOf(core) + 1; k < children.length; k++) {
+      const e = children[k];
+      if (gain[e] < -CONTINUATION_GAP) break;
+      if (gain[e] <= 0 || furniture(e)) continue;
+      if (!CONTENT_BLOCK.has(el.tag[e])) break;
+      selected[e] = 1;
+    }
+    // A heading right before the box is its heading.
+    for (let e = core - 1; e > parent; e--) {
+      if (el.parent[e] !== parent) continue;
+      if (/^h[1-6]$/.test(el.tag[e]) && !furniture(e)) selected[e] = 1;
+      break;
+    }
+  }
+  const inside = subtreeMembership(el, selected);
+  const keep = new Array<boolean>(blocks.length);
+  let all = true;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    let k = b.owner >= 0 && inside(b.owner);
+    // Inside the box: drop widgets, teaser cards and promotional paragraphs
+    // that are nothing but a headline linking elsewhere ("Related: ...").
+    if (k && blockFurniture(b)) k = false;
+    if (k && caption(b.owner)) k = false;
+    if (
+      k && b.kind === "text" && el.tag[b.owner] === "p" && b.text >= PROMO_MIN &&
+      b.text <= PROMO_MAX && el.links[b.owner] >= b.text * 0.8
+    ) k = false;
+    keep[i] = k;
+  }
+  headlineLists(blocks, el, markdown, keep);
+  trimEdges(blocks, el, markdown, keep);
+  dropEmptyHeadings(blocks, keep);
+  for (let i = 0; i < blocks.length && all; i++) if (!keep[i]) all = false;
+  return all ? undefined : keep;
+}

@@ -1,0 +1,1181 @@
+/**
+ * Query-scoped extraction: the parts of a Document that answer a question,
+ * within a token budget.
+ *
+ * The page is read as **units**: paragraphs, code blocks, tables, lists and
+ * quotes, each kept whole. (A list or table larger than
+ * {@link SPLIT_TOKENS} is divided at its top-level items or rows, so a huge
+ * algorithm or index table can still be quoted in part; a row is always
+ * shown under its table's header.) Each unit belongs to the section whose
+ * own text holds it.
+ *
+ * A question is reduced to content-word stems (see `question.ts`). Sections
+ * are ranked by Okapi BM25 over their own text, plus the weight of the
+ * question's terms found in their heading (strongly) and their ancestors'
+ * headings (weakly), scaled by how many of the question's terms the section
+ * and its heading path cover. The best sections are then taken in rank
+ * order while they fit: whole when they do (with their subsections when the
+ * heading has almost no text of its own); a best section too large for the
+ * budget is cut to its best units instead, by unit BM25 (a code block at
+ * half its score unless the question asks for code: an example repeats the
+ * words of the rule it illustrates), each chosen unit pulling in its
+ * neighbours with decaying priority so an answer keeps its
+ * lead-in and follow-up. The result is in document order, with each
+ * region's heading ancestry and an elision marker over every gap.
+ *
+ * The contract around it follows PullMD's where that is right: a page
+ * estimated at no more than `max(800, 1.25 × budget)` tokens comes back
+ * whole (confidence null); a question that matches nothing returns the
+ * whole page with confidence `low`; confidence is `high` when the first
+ * selected section covers at least half of the question's terms, else
+ * `medium`; a page with fewer than two headings is ranked by units.
+ *
+ * The index (postings of unit terms) is built once per Document, on the
+ * first question, so later questions cost only the postings of their terms.
+ *
+ * @module
+ */
+import { checkCancelled } from "../../runtime/cancel.ts";
+import { TermCounts } from "../search/term_counts.ts";
+import { type Document, indexBuilds } from "../document/document.ts";
+import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./terms.ts";
+import { grams, scanRanges } from "../search/words.ts";
+import { blocks } from "../document/slices.ts";
+import { TermTable, type TermTableParts } from "../search/bm25.ts";
+import { estimateTokens, tokenWeight } from "../tokens/count.ts";
+import { typedArrayBytes } from "../../runtime/heap.ts";
+
+/** Default budget when a question is given. */
+export const QUERY_DEFAULT_TOKENS = 600;
+/** Smallest budget accepted with a question. */
+export const QUERY_MIN_TOKENS = 50;
+/** Largest budget accepted with a question. */
+export const QUERY_MAX_TOKENS = 25000;
+/** Lists and tables larger than this are divided into items or rows. */
+export const SPLIT_TOKENS = 400;
+/** Paragraphs larger than this are divided into runs of sentences. */
+export const TEXT_SPLIT_TOKENS = 160;
+/** Size a run of sentences grows to before a cut. */
+const PIECE_TOKENS = 90;
+const SENTENCE_END = /([.!?。！？]["'”’)\]]*)(\s+)(?=["'“‘(\[`*_]?[\p{Lu}\p{N}])/gu;
+/** The marker put where text was left out. */
+export const ELISION = "[…]";
+/** What the elision marker and its blank line cost in the estimate. */
+const MARKER_COST = Math.max(2, tokenWeight(ELISION + "\n\n"));
+
+/** How sure the extraction is that it found the answer. */
+export type ExtractConfidence = "high" | "medium" | "low";
+
+/** The result of {@link extractForQuery}. */
+export interface QueryExtraction {
+  /** The Markdown to return. */
+  text: string;
+  /** False when the whole page is returned (small page, or no match). */
+  extracted: boolean;
+  /** Null when the page was small enough to return whole without ranking. */
+  confidence: ExtractConfidence | null;
+  /** Sections (in unit mode: regions) selected. */
+  sectionsSelected: number;
+
+  /** Estimated tokens of the whole page. */
+  originalTokens: number;
+  /** Estimated tokens returned. */
+  returnedTokens: number;
+  /** True when a single unit larger than the budget was returned whole. */
+  overBudget: boolean;
+}
+
+export type UnitKind = "text" | "code" | "table" | "list" | "quote" | "item" | "row";
+
+/** A unit of text a question's answer is made of. */
+export interface Unit {
+  start: number;
+  end: number;
+  kind: UnitKind;
+  /** Section owning it (-1 before the first heading). */
+  section: number;
+  /** Token weight of its text. */
+  cost: number;
+  /** For rows: the table's header and delimiter lines. */
+  head?: [number, number];
+  /** True when it continues the block of the unit before it (an item, row or sentence run). */
+  part?: boolean;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/** Weight of a question term in a section's own heading. */
+const HEADING_WEIGHT = 4;
+/** Weight of a question term in an ancestor's heading. */
+const ANCESTOR_WEIGHT = 0.6;
+/**
+ * Weight of a code block when the question does not ask for code: an
+ * example illustrates what the prose around it states, so it repeats the
+ * question's words without saying the answer.
+ */
+const EXAMPLE_WEIGHT = 0.5;
+/** Weight of a section's whole-text BM25 beside its best unit's score. */
+const SECTION_SHARE = 0.5;
+/** Weight of a term's page-wide rarity beside its rarity inside the section being cut. */
+const LOCAL_GLOBAL = 0.25;
+/** Opening paragraphs of a section favoured when its heading names the question's subject. */
+const LEAD_UNITS = 2;
+/** A runner-up scoring at least this share of the best is close. */
+const CLOSE_SHARE = 0.6;
+/** Share of the budget the first section may use when the runner-up is close. */
+const FIRST_SHARE = 0.6;
+/** Sections scoring under this share of the best are not taken. */
+const MIN_SHARE = 0.2;
+/** A heading with less text than this (tokens) brings its subsections along. */
+const THIN_SECTION = 40;
+/** Separator cost between pieces (a blank line), as the estimate prices it. */
+const GAP = tokenWeight("\n\n");
+
+const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}[.)])[ \t](?! *[-*_](?: *[-*_]){1,} *$)/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$/;
+
+function kindOf(text: string): UnitKind {
+  const nl = text.indexOf("\n");
+  const first = nl < 0 ? text : text.slice(0, nl);
+  if (/^ {0,3}(?:```|~~~)/.test(first)) return "code";
+  if (isTable(text)) return "table";
+  if (LIST_ITEM.test(first)) return "list";
+  if (/^ {0,3}>/.test(first)) return "quote";
+  return "text";
+}
+
+/** A header line with a pipe, then a delimiter row. */
+function isTable(text: string): boolean {
+  const nl = text.indexOf("\n");
+  if (nl < 0 || !text.slice(0, nl).includes("|")) return false;
+  const next = text.indexOf("\n", nl + 1);
+  const second = text.slice(nl + 1, next < 0 ? text.length : next);
+  return second.includes("-") && TABLE_DELIMITER.test(second);
+}
+
+/** Markdown without link and image targets: `[text](#target)` counts as `text`. */
+function visibleText(markdown: string): string {
+  return markdown.includes("](") ? markdown.replace(LINK_TARGET, "]") : markdown;
+}
+
+const LINK_TARGET = /\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)/g;
+
+/**
+ * How a whole text unit reads: its words, function words among them, and
+ * whether it ends as a sentence ends. Undefined for code, tables, lists,
+ * quotes and pieces of a longer paragraph.
+ */
+function textShape(
+  md: string,
+  unit: Unit,
+): { words: number; stopWords: number; sentence: boolean } | undefined {
+  if (unit.kind !== "text" || unit.part) return undefined;
+  const text = visibleText(md.slice(unit.start, unit.end)).trim();
+  const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return {
+    words: words.length,
+    stopWords: words.filter((w) => isStopWord(w.toLowerCase())).length,
+    sentence: /[.!?:。]["'”’)*_]*$/.test(text),
+  };
+}
+
+/**
+ * Term postings in flat arrays: the postings of a term are
+ * `data[start[id]]` to `data[start[id + 1] - 1]` (pairs of unit and term
+ * frequency, or the sections whose heading holds it), with ids from a
+ * {@link TermTable}. (A Map of arrays, one per
+ * term, costs many small objects and cannot move between threads.)
+ */
+export class TermPostings {
+  readonly #table: TermTable;
+  readonly #start: Uint32Array<ArrayBuffer>;
+  readonly #data: Uint32Array<ArrayBuffer>;
+
+  constructor(table: TermTable, start: Uint32Array<ArrayBuffer>, data: Uint32Array<ArrayBuffer>) {
+    this.#table = table;
+    this.#start = start;
+    this.#data = data;
+  }
+
+  /** The postings of `term` (flat [unit, tf, …], or sections), or undefined when it has none. */
+  get(term: string): Uint32Array | undefined {
+    const id = this.#table.id(term, false);
+    return id < 0 ? undefined : this.#data.subarray(this.#start[id], this.#start[id + 1]);
+  }
+
+  /** Distinct terms. */
+  get size(): number {
+    return this.#start.length - 1;
+  }
+
+  /** The typed arrays the postings own (for `freeArrays` once they are dropped). */
+  arrays(): ArrayBufferView[] {
+    return [...this.#table.arrays(), this.#start, this.#data];
+  }
+
+  /** Heap bytes held. */
+  approxBytes(): number {
+    return this.#table.approxBytes() + typedArrayBytes(this.#start.byteLength) +
+      typedArrayBytes(this.#data.byteLength);
+  }
+
+  /** Plain data and typed arrays, and the buffers to transfer with them. */
+  toParts(): { parts: TermPostingsParts; transfer: ArrayBuffer[] } {
+    const table = this.#table.toParts();
+    const parts = { table, start: this.#start, data: this.#data };
+    return {
+      parts,
+      transfer: [table.hashes.buffer, table.slots.buffer, parts.start.buffer, parts.data.buffer],
+    };
+  }
+
+  /** Made from {@link toParts}. */
+  static fromParts(parts: TermPostingsParts): TermPostings {
+    return new TermPostings(TermTable.fromParts(parts.table), parts.start, parts.data);
+  }
+}
+
+/** {@link TermPostings} as plain data. */
+export interface TermPostingsParts {
+  table: TermTableParts;
+  start: Uint32Array<ArrayBuffer>;
+  data: Uint32Array<ArrayBuffer>;
+}
+
+/**
+ * The stems of a text's words as numbers, the same terms `scanTerms` gives:
+ * each distinct ASCII word is interned once (found again by its hash and
+ * characters, without slicing) with the id of its stem; other words and
+ * the grams of unspaced runs are stemmed and interned as strings.
+ */
+class StemIds {
+  /** Stem → id. */
+  readonly stems = new TermTable();
+  readonly #words = new TermTable();
+  /** Word id → stem id. */
+  #stemOf: number[] = [];
+
+  scan(text: string, onTerm: (id: number) => void): void {
+    scanRanges(
+      text,
+      (start, end, hash) => {
+        const word = this.#words.rangeId(text, start, end, hash);
+        let id = this.#stemOf[word];
+        if (id === undefined) {
+          id = this.#stemOf[word] = this.stems.id(stem(this.#words.term(word)), true);
+        }
+        onTerm(id);
+      },
+      (word) => onTerm(this.stems.id(stem(word), true)),
+      (run) => {
+        for (const g of grams(run)) onTerm(this.stems.id(g, true));
+      },
+    );
+  }
+}
+
+/** Per-term arrays as one array and the start of each term's part. */
+function flatten(lists: number[][]): [Uint32Array<ArrayBuffer>, Uint32Array<ArrayBuffer>] {
+  const start = new Uint32Array(lists.length + 1);
+  for (let t = 0; t < lists.length; t++) start[t + 1] = start[t] + lists[t].length;
+  const data = new Uint32Array(start[lists.length]);
+  for (let t = 0; t < lists.length; t++) data.set(lists[t], start[t]);
+  return [start, data];
+}
+
+const KINDS: UnitKind[] = ["text", "code", "table", "list", "quote", "item", "row"];
+
+/**
+ * A {@link QueryIndex} as plain data and typed arrays, for another thread:
+ * the units in columns, the postings frozen (see {@link QueryIndex.toParts}).
+ */
+export interface QueryIndexParts {
+  /** Unit columns: start, end, section, head start and end (-1 without), kind, part. */
+  unitInts: Int32Array<ArrayBuffer>;
+  unitCosts: Float64Array<ArrayBuffer>;
+  postings: TermPostingsParts;
+  unitLength: Float64Array<ArrayBuffer>;
+  firstUnit: Int32Array<ArrayBuffer>;
+  endUnit: Int32Array<ArrayBuffer>;
+  sectionLength: Float64Array<ArrayBuffer>;
+  headingPostings: TermPostingsParts;
+  avgUnit: number;
+  avgSection: number;
+}
+
+/** Integers per unit in {@link QueryIndexParts.unitInts}. */
+const UNIT_INTS = 7;
+
+/**
+ * The units of a page in columns, {@link UNIT_INTS} integers and a cost
+ * each, rather than an object apiece: a cached page holds thousands of
+ * units (tens of thousands on a large spec), and every full collection
+ * would visit each object. {@link at} makes one unit as an object, for the
+ * few a question looks at closely.
+ */
+export class UnitTable {
+  constructor(
+    /** Per unit: start, end, section, head start and end (-1 without), kind, part. */
+    readonly ints: Int32Array<ArrayBuffer>,
+    readonly costs: Float64Array<ArrayBuffer>,
+  ) {}
+
+  /** The table of `units`. */
+  static of(units: readonly Unit[]): UnitTable {
+    const n = units.length;
+    const ints = new Int32Array(n * UNIT_INTS);
+    const costs = new Float64Array(n);
+    for (let u = 0; u < n; u++) {
+      const unit = units[u];
+      const at = u * UNIT_INTS;
+      ints[at] = unit.start;
+      ints[at + 1] = unit.end;
+      ints[at + 2] = unit.section;
+      ints[at + 3] = unit.head?.[0] ?? -1;
+      ints[at + 4] = unit.head?.[1] ?? -1;
+      ints[at + 5] = KINDS.indexOf(unit.kind);
+      ints[at + 6] = unit.part ? 1 : 0;
+      costs[u] = unit.cost;
+    }
+    return new UnitTable(ints, costs);
+  }
+
+  /** Units in the table. */
+  get length(): number {
+    return this.costs.length;
+  }
+
+  /** The section owning unit `u`. */
+  section(u: number): number {
+    return this.ints[u * UNIT_INTS + 2];
+  }
+
+  /** The kind of unit `u`. */
+  kind(u: number): UnitKind {
+    return KINDS[this.ints[u * UNIT_INTS + 5]];
+  }
+
+  /** The token weight of unit `u`. */
+  cost(u: number): number {
+    return this.costs[u];
+  }
+
+  /** Unit `u` as an object. */
+  at(u: number): Unit {
+    const ints = this.ints;
+    const at = u * UNIT_INTS;
+    const unit: Unit = {
+      start: ints[at],
+      end: ints[at + 1],
+      kind: KINDS[ints[at + 5]],
+      section: ints[at + 2],
+      cost: this.costs[u],
+    };
+    if (ints[at + 3] >= 0) unit.head = [ints[at + 3], ints[at + 4]];
+    if (ints[at + 6]) unit.part = true;
+    return unit;
+  }
+}
+
+/** The per-Document index: units, their term postings and heading terms. */
+export class QueryIndex {
+  /** Units in document order. */
+  readonly units: UnitTable;
+  /** term → flat [unit, tf, unit, tf, …] in unit order. */
+  readonly postings: TermPostings;
+  /** Terms per unit. */
+  readonly unitLength: Float64Array<ArrayBuffer>;
+  /** First unit of each section's own text (and of the preamble at index `sections.length`). */
+  readonly firstUnit: Int32Array<ArrayBuffer>;
+  /** One past the last unit of each section's own text. */
+  readonly endUnit: Int32Array<ArrayBuffer>;
+  /** Terms in each section's own text. */
+  readonly sectionLength: Float64Array<ArrayBuffer>;
+  /** term → sections whose heading holds it. */
+  readonly headingPostings: TermPostings;
+  /** Average terms per unit. */
+  readonly avgUnit: number;
+  /** Average terms per section (own text). */
+  readonly avgSection: number;
+
+  /**
+   * Builds the index of `doc`, or takes it from `parts` (made by
+   * {@link toParts} on another thread).
+   */
+  constructor(readonly doc: Document, parts?: QueryIndexParts) {
+    if (parts) {
+      const p = parts;
+      this.units = new UnitTable(p.unitInts, p.unitCosts);
+      this.postings = TermPostings.fromParts(p.postings);
+      this.unitLength = p.unitLength;
+      this.firstUnit = p.firstUnit;
+      this.endUnit = p.endUnit;
+      this.sectionLength = p.sectionLength;
+      this.headingPostings = TermPostings.fromParts(p.headingPostings);
+      this.avgUnit = p.avgUnit;
+      this.avgSection = p.avgSection;
+      return;
+    }
+    indexBuilds.question++;
+    const md = doc.markdown;
+    const sections = doc.sections;
+    const units = this.#collect(md);
+    this.units = UnitTable.of(units);
+    const n = units.length;
+    this.unitLength = new Float64Array(n);
+    // Terms are counted by number: an ASCII word is found in a table of the words seen without
+    // making a string, and its stem is worked out once per distinct word (see stemIds).
+    const terms = new StemIds();
+    const postings: number[][] = [];
+    const counts = new TermCounts();
+    const count = (id: number) => {
+      if (id === postings.length) postings.push([]);
+      counts.add(id);
+    };
+    let u = 0;
+    const post = (id: number, tf: number) => postings[id].push(u, tf);
+    let total = 0;
+    for (u = 0; u < n; u++) {
+      if ((u & 255) === 0) checkCancelled();
+      const unit = units[u];
+      terms.scan(visibleText(md.slice(unit.start, unit.end)), count);
+      this.unitLength[u] = counts.length;
+      total += counts.length;
+      counts.drain(post);
+    }
+    this.postings = new TermPostings(terms.stems.freeze(), ...flatten(postings));
+    this.avgUnit = n > 0 ? Math.max(1, total / n) : 1;
+    const slots = sections.length + 1;
+    this.firstUnit = new Int32Array(slots).fill(-1);
+    this.endUnit = new Int32Array(slots).fill(-1);
+    this.sectionLength = new Float64Array(slots);
+    for (let u = 0; u < n; u++) {
+      const s = this.slot(units[u].section);
+      if (this.firstUnit[s] < 0) this.firstUnit[s] = u;
+      this.endUnit[s] = u + 1;
+      this.sectionLength[s] += this.unitLength[u];
+    }
+    let withText = 0;
+    for (let s = 0; s < slots; s++) if (this.firstUnit[s] >= 0) withText++;
+    this.avgSection = withText > 0 ? Math.max(1, total / withText) : 1;
+    const headings = new TermTable();
+    const headed: number[][] = [];
+    sections.forEach((s, i) => {
+      scanTerms(s.title, (t) => {
+        const id = headings.id(t, true);
+        if (id === headed.length) headed.push([]);
+        const list = headed[id];
+        if (list[list.length - 1] !== i) list.push(i);
+      });
+    });
+    this.headingPostings = new TermPostings(headings.freeze(), ...flatten(headed));
+  }
+
+  /** The index as plain data and typed arrays, and the buffers to transfer with it. */
+  toParts(): { parts: QueryIndexParts; transfer: ArrayBuffer[] } {
+    const { ints: unitInts, costs: unitCosts } = this.units;
+    // Transferring the postings' buffers leaves this index without them: it is the sender's
+    // copy, dropped once sent.
+    const postings = this.postings.toParts();
+    const headings = this.headingPostings.toParts();
+    const parts: QueryIndexParts = {
+      unitInts,
+      unitCosts,
+      postings: postings.parts,
+      unitLength: this.unitLength.slice(),
+      firstUnit: this.firstUnit.slice(),
+      endUnit: this.endUnit.slice(),
+      sectionLength: this.sectionLength.slice(),
+      headingPostings: headings.parts,
+      avgUnit: this.avgUnit,
+      avgSection: this.avgSection,
+    };
+    const transfer = [
+      unitInts.buffer,
+      unitCosts.buffer,
+      parts.unitLength.buffer,
+      parts.firstUnit.buffer,
+      parts.endUnit.buffer,
+      parts.sectionLength.buffer,
+    ];
+    return { parts, transfer: [...transfer, ...postings.transfer, ...headings.transfer] };
+  }
+
+  /** The array slot of a section (-1, the preamble, is the last slot). */
+  slot(section: number): number {
+    return section < 0 ? this.doc.sections.length : section;
+  }
+
+  #bytes?: number;
+
+  /** The typed arrays the index owns (for `freeArrays` once it is dropped). */
+  arrays(): ArrayBufferView[] {
+    const own = [this.unitLength, this.firstUnit, this.endUnit, this.sectionLength];
+    own.push(this.units.ints, this.units.costs);
+    return [...own, ...this.postings.arrays(), ...this.headingPostings.arrays()];
+  }
+
+  /** Heap bytes held (see lib/runtime/heap.ts), counted once: the index does not change. */
+  approxBytes(): number {
+    return this.#bytes ??= this.#count();
+  }
+
+  #count(): number {
+    let bytes = typedArrayBytes(this.units.ints.byteLength);
+    bytes += typedArrayBytes(this.units.costs.byteLength);
+    bytes += this.postings.approxBytes() + this.headingPostings.approxBytes();
+    bytes += typedArrayBytes(this.unitLength.byteLength + this.sectionLength.byteLength);
+    bytes += typedArrayBytes(this.firstUnit.byteLength) + typedArrayBytes(this.endUnit.byteLength);
+    return bytes;
+  }
+
+  #collect(md: string): Unit[] {
+    const units: Unit[] = [];
+    const sections = this.doc.sections;
+    let si = -1; // section owning the current position
+    const sectionOf = (offset: number): number => {
+      while (si + 1 < sections.length && sections[si + 1].start <= offset) si++;
+      return si;
+    };
+    const raw = blocks(md).filter((b) => !b.heading);
+    for (let i = 0; i < raw.length; i++) {
+      if ((i & 255) === 0) checkCancelled();
+      let { start, end } = raw[i];
+      const text = md.slice(start, end);
+      const kind = kindOf(text);
+      const section = sectionOf(start);
+      // A list or quote continues over blank lines: indented blocks, further items.
+      if (kind === "list" || kind === "quote") {
+        while (i + 1 < raw.length && sectionOf(raw[i + 1].start) === section) {
+          const next = md.slice(raw[i + 1].start, raw[i + 1].end);
+          const continues = kind === "list"
+            ? LIST_ITEM.test(next) || /^(?: {2,}|\t)/.test(next)
+            : /^ {0,3}>/.test(next);
+          if (!continues) break;
+          end = raw[++i].end;
+        }
+      }
+
+      const cost = tokenWeight(md.slice(start, end));
+      if (cost > SPLIT_TOKENS && (kind === "list" || kind === "table")) {
+        this.#split(md, start, end, kind, section, units);
+      } else if (cost > TEXT_SPLIT_TOKENS && kind === "text") {
+        this.#sentences(md, start, end, section, units);
+      } else units.push({ start, end, kind, section, cost });
+    }
+    return units;
+  }
+
+  /** Divides a long paragraph into runs of whole sentences. */
+  #sentences(md: string, start: number, end: number, section: number, units: Unit[]): void {
+    const text = md.slice(start, end);
+    const pieces: [number, number][] = [];
+    let from = 0;
+    for (const m of text.matchAll(SENTENCE_END)) {
+      const cut = m.index! + m[1].length;
+      if (tokenWeight(text.slice(from, cut)) >= PIECE_TOKENS) {
+        pieces.push([from, cut]);
+        from = cut + m[2].length;
+      }
+    }
+    if (from < text.length) {
+      if (pieces.length > 0 && tokenWeight(text.slice(from)) < PIECE_TOKENS / 4) {
+        pieces[pieces.length - 1][1] = text.length;
+      } else pieces.push([from, text.length]);
+    }
+    // A run with no sentence end to cut at is cut between words.
+    for (let k = 0; k < pieces.length; k++) {
+      checkCancelled();
+      const [a, b] = pieces[k];
+      if (tokenWeight(text.slice(a, b)) <= 2 * PIECE_TOKENS) continue;
+      let weight = 0;
+      for (let i = a; i < b; i++) {
+        const c = text.charCodeAt(i);
+        weight += c < 0x80 ? 0.25 : (c >= 0xdc00 && c <= 0xdfff) ? 0 : 1;
+        if (
+          weight >= PIECE_TOKENS && (c === 32 || c === 10) &&
+          tokenWeight(text.slice(i, b)) > PIECE_TOKENS / 2
+        ) {
+          pieces.splice(k, 1, [a, i], [i + 1, b]);
+          break;
+        }
+      }
+    }
+    pieces.forEach(([a, b], k) => {
+      units.push({
+        start: start + a,
+        end: start + b,
+        kind: "text",
+        section,
+        cost: tokenWeight(text.slice(a, b)),
+        part: k > 0,
+      });
+    });
+  }
+
+  /** Divides a large list at its top-level items, a large table at its rows. */
+  #split(
+    md: string,
+    start: number,
+    end: number,
+    kind: UnitKind,
+    section: number,
+    units: Unit[],
+  ): void {
+    const lines: [number, number][] = [];
+    for (let p = start; p < end;) {
+      let nl = md.indexOf("\n", p);
+      if (nl < 0 || nl > end) nl = end;
+      lines.push([p, nl]);
+      p = nl + 1;
+    }
+    if (kind === "table") {
+      const head: [number, number] = [lines[0][0], lines[1][1]];
+      for (const [k, [a, b]] of lines.slice(2).entries()) {
+        units.push({
+          start: a,
+          end: b,
+          kind: "row",
+          section,
+          cost: tokenWeight(md.slice(a, b)),
+          head,
+          part: k > 0,
+        });
+      }
+      return;
+    }
+    const indent = /^ */.exec(md.slice(lines[0][0], lines[0][1]))![0].length;
+    let itemStart = lines[0][0];
+    let fence = false;
+    let first = true;
+    const push = (a: number, b: number) => {
+      const text = md.slice(a, b).trimEnd();
+      if (text.trim() !== "") {
+        units.push({
+          start: a,
+          end: a + text.length,
+          kind: "item",
+          section,
+          cost: tokenWeight(text),
+          part: !first,
+        });
+        first = false;
+      }
+    };
+    for (let k = 1; k < lines.length; k++) {
+      const line = md.slice(lines[k][0], lines[k][1]);
+      if (/^\s*(?:```|~~~)/.test(line)) fence = !fence;
+      if (fence) continue;
+      const m = LIST_ITEM.exec(line);
+      if (m && m[1].length === indent) {
+        push(itemStart, lines[k][0]);
+        itemStart = lines[k][0];
+      }
+    }
+    push(itemStart, end);
+  }
+}
+
+const QUERY_INDEX = Symbol("query index");
+
+/**
+ * Keeps `index` (made from parts another thread built) as the query index
+ * of its Document, unless one was built meanwhile.
+ */
+export function adoptQueryIndex(index: QueryIndex): void {
+  index.doc.memo(QUERY_INDEX, () => index);
+}
+
+/** The index of `doc` (built on first use and kept with the Document). */
+export function queryIndex(doc: Document): QueryIndex {
+  return doc.memo(QUERY_INDEX, () => new QueryIndex(doc));
+}
+
+/** Whether the query index of `doc` is built. */
+export function hasQueryIndex(doc: Document): boolean {
+  return doc.hasMemo(QUERY_INDEX);
+}
+
+/** A ranked section. */
+export interface Ranked {
+  /** Section (-1 for the preamble). */
+  section: number;
+  score: number;
+  /** Share of the question's terms in its text and heading path. */
+  coverage: number;
+  /** Share of the question's terms in its own heading. */
+  headingCoverage: number;
+}
+
+function bm25(tf: number, len: number, avg: number): number {
+  return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
+}
+
+function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** Whole-page answers. */
+function whole(
+  doc: Document,
+  confidence: ExtractConfidence | null,
+  tokens: number,
+): QueryExtraction {
+  return {
+    text: doc.markdown,
+    extracted: false,
+    confidence,
+    sectionsSelected: 0,
+    originalTokens: tokens,
+    returnedTokens: tokens,
+    overBudget: false,
+  };
+}
+
+/** Scores of a question over a Document: units, and sections by rank. */
+export interface Ranking {
+  /** Unit index → BM25 score (units with a question term only). */
+  unitScore: Map<number, number>;
+  /** Sections with a positive score, best first (empty in unit mode). */
+  ranked: Ranked[];
+  /** True when the page has fewer than two headings. */
+  unitMode: boolean;
+  /** Unit index → flat [term index, tf, …] of the question terms it holds. */
+  unitTerms: Map<number, number[]>;
+  /** Inverse document frequency of each term over units. */
+  unitIdf: number[];
+  /** A unit's weight for its kind: code at {@link EXAMPLE_WEIGHT} unless the question asks for code. */
+  unitWeight: (unit: number) => number;
+  /** Number of question terms. */
+  terms: number;
+}
+
+/** Ranks the units and sections of `doc` for question terms (see the module notes). */
+export function rankForQuery(
+  doc: Document,
+  terms: readonly string[],
+  code = false,
+): Ranking {
+  const index = queryIndex(doc);
+  const units = index.units;
+  const n = units.length;
+  // Unit scores and per-section term frequencies.
+  const unitScore = new Map<number, number>();
+  const unitTerms = new Map<number, number[]>();
+  const unitIdf = terms.map((t) => idf(n, (index.postings.get(t)?.length ?? 0) / 2));
+  const sectionTf = new Map<number, Map<number, number>>(); // slot → term index → tf
+  const sectionDf = new Array<number>(terms.length).fill(0);
+  const sections = doc.sections;
+  for (let q = 0; q < terms.length; q++) {
+    const p = index.postings.get(terms[q]);
+    if (!p) continue;
+    const w = unitIdf[q];
+    let lastSlot = -1;
+    for (let k = 0; k < p.length; k += 2) {
+      const u = p[k];
+      const tf = p[k + 1];
+      unitScore.set(u, (unitScore.get(u) ?? 0) + w * bm25(tf, index.unitLength[u], index.avgUnit));
+      let ut = unitTerms.get(u);
+      if (!ut) unitTerms.set(u, ut = []);
+      ut.push(q, tf);
+      const slot = index.slot(units.section(u));
+      if (slot !== lastSlot) {
+        sectionDf[q]++;
+        lastSlot = slot;
+      }
+      let m = sectionTf.get(slot);
+      if (!m) sectionTf.set(slot, m = new Map());
+      m.set(q, (m.get(q) ?? 0) + tf);
+    }
+  }
+  const unitWeight = (u: number): number => !code && units.kind(u) === "code" ? EXAMPLE_WEIGHT : 1;
+  for (const [u, score] of unitScore) unitScore.set(u, score * unitWeight(u));
+  const headed = new Map<number, Set<number>>(); // section → question terms in its heading
+  for (let q = 0; q < terms.length; q++) {
+    for (const s of index.headingPostings.get(terms[q]) ?? []) {
+      let set = headed.get(s);
+      if (!set) headed.set(s, set = new Set());
+      set.add(q);
+    }
+  }
+  const slots = sections.length + 1;
+  const sectionIdf = terms.map((t, q) =>
+    idf(slots, Math.max(sectionDf[q], index.headingPostings.get(t)?.length ?? 0))
+  );
+
+  const unitMode = sections.length < 2;
+  // The best unit of each section: a section with one strong paragraph beats a long, diffuse one.
+  const bestUnit = new Map<number, number>();
+  for (const [u, score] of unitScore) {
+    const slot = index.slot(units.section(u));
+    if (score > (bestUnit.get(slot) ?? 0)) bestUnit.set(slot, score);
+  }
+  const ranked: Ranked[] = [];
+  if (!unitMode) {
+    const candidates = new Set<number>([...sectionTf.keys()]);
+    for (const s of headed.keys()) candidates.add(s);
+    for (const slot of candidates) {
+      const section = slot === sections.length ? -1 : slot;
+      const tf = sectionTf.get(slot);
+      const covered = new Set<number>(tf?.keys() ?? []);
+      let score = 0;
+      if (tf) {
+        for (const [q, f] of tf) {
+          score += sectionIdf[q] * bm25(f, index.sectionLength[slot], index.avgSection);
+        }
+        score = SECTION_SHARE * score + bestUnit.get(slot)!;
+      }
+      if (section >= 0) {
+        for (const q of headed.get(section) ?? []) {
+          score += HEADING_WEIGHT * sectionIdf[q];
+          covered.add(q);
+        }
+        for (let a = sections[section].parent; a >= 0; a = sections[a].parent) {
+          for (const q of headed.get(a) ?? []) {
+            if (!covered.has(q)) score += ANCESTOR_WEIGHT * sectionIdf[q];
+            covered.add(q);
+          }
+        }
+      }
+      const coverage = covered.size / terms.length;
+      const headingCoverage = section >= 0 ? (headed.get(section)?.size ?? 0) / terms.length : 0;
+      score *= 0.4 + 0.6 * coverage;
+      if (score > 0) ranked.push({ section, score, coverage, headingCoverage });
+    }
+    ranked.sort((a, b) => b.score - a.score || a.section - b.section);
+  }
+  return { unitScore, unitTerms, unitIdf, unitWeight, terms: terms.length, ranked, unitMode };
+}
+
+/**
+ * Extracts the parts of `doc` that answer `query` within `maxTokens`
+ * (clamped to {@link QUERY_MIN_TOKENS}..{@link QUERY_MAX_TOKENS}).
+ */
+export function extractForQuery(
+  doc: Document,
+  query: string,
+  maxTokens: number = QUERY_DEFAULT_TOKENS,
+): QueryExtraction {
+  const budget = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, Math.floor(maxTokens)));
+  const originalTokens = doc.tokens;
+  if (originalTokens <= Math.max(800, Math.floor(1.25 * budget))) {
+    return whole(doc, null, originalTokens);
+  }
+  const { terms } = questionTerms(query);
+  if (terms.length === 0) return whole(doc, "low", originalTokens);
+  const index = queryIndex(doc);
+  const units = index.units;
+  const n = units.length;
+  if (n === 0) return whole(doc, "low", originalTokens);
+
+  const ranking = rankForQuery(doc, terms, asksForCode(query));
+  const { unitScore, ranked, unitMode } = ranking;
+  if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
+    return whole(doc, "low", originalTokens);
+  }
+  // Units are priced one by one; the estimate of the joined text can differ by a few tokens
+  // (it weighs the whole text's features), so picking leaves that much room.
+  const slack = Math.max(2, Math.ceil(budget * 0.03));
+  const picker = new Picker(doc, index, budget - slack, ranking);
+  let confidence: ExtractConfidence = "medium";
+  if (unitMode) {
+    picker.pickWithin(0, n, true);
+    let best = -1;
+    let bestScore = 0;
+    for (const [u, s] of unitScore) {
+      if (s > bestScore || (s === bestScore && u < best)) [best, bestScore] = [u, s];
+    }
+    const covered = new Set<string>();
+    const bestUnit = units.at(best);
+    scanTerms(doc.markdown.slice(bestUnit.start, bestUnit.end), (t) => covered.add(t));
+    if (terms.filter((t) => covered.has(t)).length * 2 >= terms.length) confidence = "high";
+  } else {
+    const top = ranked[0].score;
+    // When the runner-up is close, the first section may not use the whole budget.
+    const close = ranked.length > 1 && ranked[1].score >= CLOSE_SHARE * top;
+    let first = true;
+    for (const r of ranked) {
+      if (r.score < MIN_SHARE * top || picker.remaining() < 24) break;
+      picker.ceiling = first && close ? picker.used + budget * FIRST_SHARE : Infinity;
+      const took = picker.pickSection(r, first);
+      picker.ceiling = Infinity;
+      if (took && first) {
+        confidence = r.coverage >= 0.5 ? "high" : "medium";
+        first = false;
+      }
+    }
+  }
+  return picker.render(confidence, originalTokens, unitMode);
+}
+
+/** Chooses units under a budget and renders them. */
+class Picker {
+  readonly chosen = new Set<number>();
+  readonly shownHeadings = new Set<number>();
+  readonly touched = new Set<number>();
+  /** Starts with the closing marker reserved. */
+  used = 2.5;
+  overBudget = false;
+
+  constructor(
+    readonly doc: Document,
+    readonly index: QueryIndex,
+    readonly budget: number,
+    readonly ranking: Ranking,
+  ) {}
+
+  /**
+   * Scores of the units in [a, b) for choosing inside that range: a term
+   * found in most of the range's units (the section's own subject) tells
+   * its units apart less than one found in few, and units holding more of
+   * the question's terms come first.
+   */
+  localScores(a: number, b: number): Map<number, number> {
+    const { unitTerms, unitIdf, terms } = this.ranking;
+    const inRange: number[] = [];
+    const df = new Array<number>(terms).fill(0);
+    for (const u of unitTerms.keys()) {
+      if (u < a || u >= b) continue;
+      inRange.push(u);
+      const ut = unitTerms.get(u)!;
+      for (let k = 0; k < ut.length; k += 2) df[ut[k]]++;
+    }
+    const n = b - a;
+    const weight = df.map((d, q) => idf(n, d) + LOCAL_GLOBAL * unitIdf[q]);
+    const out = new Map<number, number>();
+    for (const u of inRange) {
+      const ut = unitTerms.get(u)!;
+      let score = 0;
+      for (let k = 0; k < ut.length; k += 2) {
+        score += weight[ut[k]] * bm25(ut[k + 1], this.index.unitLength[u], this.index.avgUnit);
+      }
+      out.set(u, score * (0.5 + ut.length / 2 / terms) * this.ranking.unitWeight(u));
+    }
+    return out;
+  }
+
+  /** Highest `used` the current section may reach (the budget applies too). */
+  ceiling = Infinity;
+
+  limit(): number {
+    return Math.min(this.budget, this.ceiling);
+  }
+
+  remaining(): number {
+    return this.limit() - this.used;
+  }
+
+  /** Cost of the headings from the root to `section` not yet shown. */
+  headingCost(section: number): number {
+    let cost = 0;
+    for (let s = section; s >= 0; s = this.doc.sections[s].parent) {
+      if (!this.shownHeadings.has(s)) cost += tokenWeight(this.headingLine(s)) + GAP;
+    }
+    return cost;
+  }
+
+  headingLine(s: number): string {
+    const sec = this.doc.sections[s];
+    return this.doc.markdown.slice(sec.start, sec.bodyStart).trimEnd();
+  }
+
+  unitCost(u: number): number {
+    const unit = this.index.units.at(u);
+    let cost = unit.cost + GAP;
+    if (unit.head && !(unit.part && this.chosen.has(u - 1))) {
+      cost += tokenWeight(this.index.doc.markdown.slice(unit.head[0], unit.head[1])) + GAP;
+    }
+    // A gap before it costs a marker.
+    if (!this.chosen.has(u - 1)) cost += MARKER_COST;
+    return cost;
+  }
+
+  take(u: number): void {
+    const section = this.index.units.section(u);
+    this.used += this.unitCost(u) + this.headingCost(section);
+    for (let s = section; s >= 0; s = this.doc.sections[s].parent) this.shownHeadings.add(s);
+    this.chosen.add(u);
+    this.touched.add(section);
+  }
+
+  fits(u: number): boolean {
+    const section = this.index.units.section(u);
+    return this.used + this.unitCost(u) + this.headingCost(section) <= this.limit();
+  }
+
+  /** Takes a section whole, or its best units when it does not fit. */
+  pickSection(ranked: Ranked, first: boolean): boolean {
+    const section = ranked.section;
+    const slot = this.index.slot(section);
+    const a = this.index.firstUnit[slot];
+    const b = this.index.endUnit[slot];
+    const before = this.chosen.size;
+    if (a >= 0) {
+      let cost = this.headingCost(section);
+      for (let u = a; u < b; u++) if (!this.chosen.has(u)) cost += this.index.units.cost(u) + GAP;
+      if (this.used + cost + 2 <= this.limit()) {
+        for (let u = a; u < b; u++) if (!this.chosen.has(u)) this.take(u);
+      } else if (first || this.remaining() >= 150) {
+        this.pickWithin(a, b, first, ranked.headingCoverage >= 0.5);
+      }
+    }
+    // A heading with little text of its own: bring its subsections while they fit.
+    if (section >= 0) {
+      const sec = this.doc.sections[section];
+      const own = a >= 0 ? this.sumCost(a, b) : 0;
+      if (
+        ranked.headingCoverage > 0 && own < THIN_SECTION && sec.children.length > 0 &&
+        (a < 0 || this.chosen.has(a))
+      ) {
+        for (let s = section + 1; s < this.doc.sections.length; s++) {
+          if (this.doc.sections[s].start >= sec.subtreeEnd) break;
+          const ss = this.index.slot(s);
+          const fa = this.index.firstUnit[ss];
+          if (fa < 0) continue;
+          let stop = false;
+          for (let u = fa; u < this.index.endUnit[ss]; u++) {
+            if (this.chosen.has(u)) continue;
+            if (!this.fits(u)) {
+              stop = true;
+              break;
+            }
+            this.take(u);
+          }
+          if (stop) break;
+        }
+      }
+    }
+    return this.chosen.size > before;
+  }
+
+  /**
+   * A sentence or more of running text: ten words or more, some of them
+   * function words, ending as sentences end (not a link list, badge,
+   * label or caption).
+   */
+  isProse(u: number): boolean {
+    const shape = textShape(this.doc.markdown, this.index.units.at(u));
+    return shape !== undefined && shape.sentence && shape.words >= 10 && shape.stopWords >= 3;
+  }
+
+  /** A line of text with no sentence in it: a badge, a link, a version table cell. */
+  isBadge(u: number): boolean {
+    const shape = textShape(this.doc.markdown, this.index.units.at(u));
+    return shape !== undefined && !shape.sentence && shape.words < 10 && shape.stopWords === 0;
+  }
+
+  sumCost(a: number, b: number): number {
+    let c = 0;
+    for (let u = a; u < b; u++) c += this.index.units.cost(u);
+    return c;
+  }
+
+  /**
+   * The best units of the range [a, b): by score, each chosen unit raising
+   * its neighbours' priority so answers keep their context.
+   */
+  pickWithin(a: number, b: number, forceFirst: boolean, lead = false): void {
+    const scores = this.localScores(a, b);
+    const priority = new Map<number, number>();
+    for (const [u, s] of scores) if (!this.chosen.has(u)) priority.set(u, s);
+    let top = 0;
+    for (const s of priority.values()) top = Math.max(top, s);
+    if (priority.size === 0 || lead) {
+      // A section named by the question: its opening says what it is about.
+      top ||= 1;
+      let found = 0;
+      for (let u = a; u < b && found < LEAD_UNITS; u++) {
+        if (!this.isProse(u)) continue;
+        priority.set(u, Math.max(priority.get(u) ?? 0, top * (1.2 - 0.1 * found)));
+        found++;
+      }
+    }
+    let taken = 0;
+    while (priority.size > 0 && this.remaining() > 12) {
+      let best = -1;
+      let bestP = -1;
+      for (const [u, p] of priority) {
+        if (p > bestP || (p === bestP && u < best)) [best, bestP] = [u, p];
+      }
+      priority.delete(best);
+      if (bestP < 0.05 * top) break;
+      if (!this.fits(best)) {
+        if (taken === 0 && forceFirst && this.ceiling !== Infinity) {
+          const ceiling = this.ceiling;
+          this.ceiling = Infinity;
+          const fitsBudget = this.fits(best);
+          this.ceiling = ceiling;
+          if (fitsBudget) {
+            this.take(best);
+            taken++;
+            continue;
+          }
+        }
+        if (taken === 0 && forceFirst) {
+          this.take(best);
+          this.overBudget = this.used > this.budget;
+          taken++;
+          if (this.overBudget) break;
+        }
+        continue;
+      }
+      this.take(best);
+      taken++;
+      for (const [v, decay] of [[best + 1, 0.55], [best - 1, 0.4]] as const) {
+        if (v < a || v >= b || this.chosen.has(v) || this.isBadge(v)) continue;
+        const p = Math.max(priority.get(v) ?? 0, scores.get(v) ?? 0, bestP * decay);
+        priority.set(v, p);
+      }
+    }
+  }
+
+  render(
+    confidence: ExtractConfidence,
+    originalTokens: number,
+    unitMode: boolean,
+  ): QueryExtraction {
+    const md = this.doc.markdown;
+    const units = this.index.units;
+    const order = [...this.chosen].sort((x, y) => x - y);
+    const parts: string[] = [];
+    const printed = new Set<number>();
+    let prev = -2;
+    let regions = 0;
+    for (const u of order) {
+      const unit = units.at(u);
+      const contiguous = u === prev + 1;
+      if (!contiguous) {
+        if (prev !== -2 || u > 0) parts.push(ELISION);
+        regions++;
+      }
+      // Headings from the root down, those not printed yet.
+      const path: number[] = [];
+      for (let s = unit.section; s >= 0 && !printed.has(s); s = this.doc.sections[s].parent) {
+        path.unshift(s);
+      }
+      for (const s of path) {
+        parts.push(this.headingLine(s));
+        printed.add(s);
+      }
+      if (contiguous && path.length === 0 && unit.part) {
+        // The next piece of the same block: joined as the page joins it.
+        parts[parts.length - 1] += md.slice(units.at(prev).end, unit.end);
+      } else if (unit.head) {
+        parts.push(md.slice(unit.head[0], unit.head[1]) + "\n" + md.slice(unit.start, unit.end));
+      } else parts.push(md.slice(unit.start, unit.end));
+      prev = u;
+    }
+    if (order.length > 0 && order[order.length - 1] < units.length - 1) parts.push(ELISION);
+    const text = parts.join("\n\n");
+
+    return {
+      text,
+      extracted: true,
+      confidence,
+      sectionsSelected: unitMode ? regions : this.touched.size,
+      originalTokens,
+      returnedTokens: estimateTokens(text),
+      overBudget: this.overBudget,
+    };
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The worker side of {@link ./worker_pool.ts}: converts one HTML page per
+ * message off the main thread and posts back its Document in a form that is
+ * cheap to adopt on the main thread (see {@link Converted}): the section
+ * tree and the token count are computed here, and the anchors travel as an
+ * {@link AnchorTable}'s parts (one string and transferred arrays: a Map of
+ * 70,000 entries would cost the receiving thread tens of milliseconds to
+ * rebuild). Nothing here touches the network or the page cache.
+ *
+ * @module
+ */
+import { unwatchCancel, watchCancel } from "../../runtime/cancel.ts";
+import { collectNow } from "../../runtime/memory.ts";
+import { type AnchorParts, AnchorTable } from "../document/anchors.ts";
+import {
+  Document,
+  type DocumentInit,
+  sectionFeatures,
+  tokensFromFeatures,
+} from "../document/document.ts";
+import { convertHtml, type HtmlOptions } from "../pipeline.ts";
+import { queryIndex, type QueryIndexParts } from "../question/extract.ts";
+import type { SearchIndexParts } from "../search/bm25.ts";
+import { buildSections, type Section } from "../document/sections.ts";
+import type { Slice } from "../document/slices.ts";
+
+/** A job: one page. */
+export interface ConvertJob {
+  /** Job number, echoed in the reply. */
+  id: number;
+  /** The page's HTML, or: */
+  html?: string;
+  /** its bytes, */
+  bytes?: Uint8Array;
+  /** in this charset. */
+  encoding?: string;
+  /** Its URL (base for links). */
+  url: string;
+  /** Conversion options. */
+  options: HtmlOptions;
+  /** Raised (to 1) by the pool when the caller cancels: the conversion then stops. */
+  cancel?: SharedArrayBuffer;
+}
+
+/** A converted page, as the worker sends it. */
+export interface Converted {
+  /** The Document's fields, without its anchors. */
+  init: Omit<DocumentInit, "anchors">;
+  /** The anchors, as {@link AnchorTable.toParts} gives them. */
+  anchors: AnchorParts;
+  /** The section tree. */
+  sections: Section[];
+  /** Estimated tokens of the Markdown. */
+  tokens: number;
+  /** Token features of each section's own text (see document.ts). */
+  sectionFeatures: Float64Array<ArrayBuffer>;
+}
+
+/**
+ * The reply: the converted page, or the error's name and message. The
+ * largest part of a page (its Markdown) comes first, in a message of its
+ * own ({@link ConvertPart}), so that reading it is a short task of its own on
+ * the receiving thread; the final message holds the rest.
+ */
+export type ConvertReply =
+  | { id: number; ok: true; converted: Converted & { init: { markdown: "" } } }
+  | { id: number; ok: false; name: string; message: string };
+
+/** A large part of a reply, sent before it. */
+export type ConvertPart =
+  | { id: number; part: "markdown"; markdown: string }
+  | { id: number; part: "slices"; slices: Slice[] }
+  | { id: number; part: "search"; search: SearchIndexParts }
+  | { id: number; part: "indexes"; query?: QueryIndexParts };
+
+/** After a page's collection, what the worker's heap still holds (bytes, typed arrays included). */
+export interface WorkerHeap {
+  heldBytes: number;
+}
+
+/** Collects the last page's garbage, then says what the heap still holds. */
+function collectAndReport(): void {
+  collectNow().then(() => {
+    const usage = Deno.memoryUsage();
+    scope.postMessage({ heldBytes: usage.heapTotal + usage.external } satisfies WorkerHeap);
+  }).catch(() => {});
+}
+
+/**
+ * The indexes of a converted page (its slices, its search index, its
+ * question index), built after the reply, while the page's first answer is
+ * being made on the main thread: posted last, as typed arrays moved rather
+ * than copied, in three messages (the slices, the search index, then the
+ * question index, or an `indexes` part without it when building them
+ * failed).
+ */
+export interface IndexParts {
+  slices: Slice[];
+  search: SearchIndexParts;
+  query: QueryIndexParts;
+}
+
+/** The indexes of the page `converted` holds, and the buffers to transfer with them. */
+function buildIndexes(
+  init: Omit<DocumentInit, "anchors">,
+  sections: Section[],
+  tokens: number,
+): { indexes: IndexParts; searchTransfer: ArrayBuffer[]; queryTransfer: ArrayBuffer[] } {
+  const doc = new Document({ ...init, anchors: new Map() }, { sections, tokens });
+  const search = doc.index.toParts();
+  const query = queryIndex(doc).toParts();
+  return {
+    indexes: { slices: doc.slices, search: search.parts, query: query.parts },
+    searchTransfer: search.transfer,
+    queryTransfer: query.transfer,
+  };
+}
+
+const scope = globalThis as unknown as {
+  onmessage: ((event: MessageEvent<ConvertJob>) => void) | null;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+};
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Waits a little between two parts of a reply: messages that arrive
+ * together are read by the main thread in one task (in Deno 2.9.6), which
+ * is what sending them apart avoids.
+ */
+function pause(ms = PART_GAP_MS): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+/** The wait between two parts of a reply. */
+const PART_GAP_MS = 15;
+
+/** The page of `job`, converted. */
+function convert(job: ConvertJob): Converted {
+  const html = job.html ??
+    new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
+  const { anchors, ...init } = convertHtml(html, job.url, job.options);
+  const sections = buildSections(init.markdown, anchors);
+  const features = sectionFeatures(init.markdown, sections);
+  const tokens = tokensFromFeatures(init.markdown, sections, features);
+  return {
+    init,
+    anchors: AnchorTable.from(anchors).toParts(),
+    sections,
+    tokens,
+    sectionFeatures: features,
+  };
+}
+
+scope.onmessage = (event) => {
+  const job = event.data;
+  let converted: Converted | undefined;
+  let failure: Error | undefined;
+  watchCancel(job.cancel);
+  try {
+    converted = convert(job);
+  } catch (error) {
+    failure = error instanceof Error ? error : new Error(String(error));
+  } finally {
+    unwatchCancel();
+  }
+  if (!converted) {
+    const e = failure!;
+    scope.postMessage({ id: job.id, ok: false, name: e.name, message: e.message } as ConvertReply);
+    collectAndReport();
+    return;
+  }
+  const { init, ...rest } = converted;
+  scope.postMessage({ id: job.id, part: "markdown", markdown: init.markdown } as ConvertPart);
+  pause();
+  const reply: ConvertReply = {
+    id: job.id,
+    ok: true,
+    converted: { ...rest, init: { ...init, markdown: "" } },
+  };
+  scope.postMessage(reply, [...AnchorTable.buffersOf(rest.anchors), rest.sectionFeatures.buffer]);
+  let built: ReturnType<typeof buildIndexes> | undefined;
+  // The pool raises the job's flag when the build runs past its deadline (worker_pool.ts).
+  watchCancel(job.cancel);
+  try {
+    built = buildIndexes(init, rest.sections, rest.tokens);
+  } catch {
+    // The main thread builds them itself, on first use.
+  } finally {
+    unwatchCancel();
+  }
+  if (built) {
+    const { slices, search, query } = built.indexes;
+    scope.postMessage({ id: job.id, part: "slices", slices } as ConvertPart);
+    pause();
+    scope.postMessage({ id: job.id, part: "search", search } as ConvertPart, built.searchTransfer);
+    pause();
+    scope.postMessage({ id: job.id, part: "indexes", query } as ConvertPart, built.queryTransfer);
+  } else scope.postMessage({ id: job.id, part: "indexes" } as ConvertPart);
+  // The page's DOM and strings are garbage now, and V8 would keep the heap they grew (hundreds
+  // of MB for a 15 MB page) while the worker waits for the next page: give it back. The pause
+  // is this thread's own; a page sent meanwhile waits for it.
+  collectAndReport();
+};
+
+// Loaded: the pool may send jobs.
+scope.postMessage({ ready: true });

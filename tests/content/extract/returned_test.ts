@@ -1,0 +1,110 @@
+/**
+ * Main-content extraction as the user receives it: each page of
+ * `fixtures/pages/` written for one failure kind is read through the CLI
+ * (`fetch FILE --format markdown`, the view's body every face returns, and
+ * the envelope the MCP and CLI faces print), and the text is checked for
+ * what must be there and what must not.
+ */
+import assert from "node:assert/strict";
+import { MAIN, ROOT_DIR, runCli } from "../../support/process.ts";
+
+const PAGES = `${ROOT_DIR}/fixtures/pages`;
+
+/** What the CLI prints for `fetch` on a fixture page with `flags`. */
+async function fetchPage(name: string, ...flags: string[]): Promise<string> {
+  const { code, stdout, stderr } = await runCli(
+    ["fetch", `${PAGES}/${name}.html`, ...flags],
+    {},
+    MAIN,
+    [`--allow-read=${ROOT_DIR}/fixtures`],
+  );
+  assert.equal(code, 0, stderr);
+  return stdout;
+}
+
+const markdown = (name: string, ...flags: string[]) =>
+  fetchPage(name, "--format", "markdown", ...flags);
+
+function hasAll(text: string, parts: string[]) {
+  for (const p of parts) assert.ok(text.includes(p), `returned: ${p}\n---\n${text}`);
+}
+
+function hasNone(text: string, parts: string[]) {
+  for (const p of parts) assert.ok(!text.includes(p), `left out: ${p}\n---\n${text}`);
+}
+
+Deno.test("returned text: the page title labels the fence instead of being a line of the text", async () => {
+  const title = "Ferry timetable changes from April | Estuary Daily";
+  const envelope = await fetchPage("article_ends");
+  const open = envelope.split("\n").find((l) => l.startsWith("┌─ "));
+  assert.match(open ?? "", /^┌─ untrusted content: (.*) \[[0-9a-f]{8}\]$/);
+  assert.equal(/^┌─ untrusted content: (.*) \[/.exec(open!)![1], title);
+  assert.ok(!envelope.includes(`│ # ${title}`), "no title line inside the fence");
+  const body = await markdown("article_ends");
+  assert.ok(!body.includes(`# ${title}`), body);
+  // The article's own headline is its text, and stays.
+  assert.match(body, /^# Ferry timetable changes from April$/m);
+});
+
+Deno.test("returned text: an image's alt stays only where it describes a figure; full_page keeps every alt", async () => {
+  const chart = "[Image: Chart of Lisbon's monthly rainfall, 2020 to 2024";
+  const others = [
+    "[Image: IMG_2041.jpg]",
+    "[Image: Photo: Rui Tavares / Almanac Agency",
+    "[Image: Rainfall in Lisbon fell by a third in five years]",
+    "[Image: A yellow tram passes a cafe",
+  ];
+  const body = await markdown("article_images");
+  hasAll(body, [chart, "Lisbon recorded 512 millimetres", "one wet season would not refill"]);
+  hasNone(body, others);
+  const whole = await markdown("article_images", "--full-page");
+  hasAll(whole, [chart, ...others]);
+});
+
+Deno.test("returned text: a short article is not replaced by the longer comment thread under it", async () => {
+  const body = await markdown("article_comments");
+  hasAll(body, [
+    "From next Monday the Millbrook library stays open until nine",
+    "volunteers run the late desk",
+  ]);
+  hasNone(body, ["This is wonderful news", "Great decision.", "14 comments", "Leave a reply"]);
+  // A thread whose every post is marked as a comment is still read as the thread.
+  const thread = await markdown("forum_thread");
+  hasAll(thread, ["Reload drops connections under load"]);
+  assert.ok(thread.split("\n").filter((l) => l.trim()).length > 5, thread);
+});
+
+Deno.test("returned text: embedded posts are content even in boxes named social or widget", async () => {
+  const body = await markdown("article_embeds");
+  hasAll(body, [
+    "Two in the morning and the queue already reaches the lighthouse",
+    "Sunrise over the stage, with the whole crowd singing along",
+    "Hundreds of fans camped along the quay",
+    "review the queueing arrangements",
+  ]);
+  hasNone(body, ["Share on Facebook", "Share this story"]);
+});
+
+Deno.test("returned text: bylines, headline lists, teasers, prompts and newsletter boxes around the article are left out", async () => {
+  const body = await markdown("article_ends");
+  hasAll(body, [
+    "The estuary ferry will run every twenty minutes",
+    "Evening sailings will end at eleven",
+    "fares would not change this year",
+    "strand shift workers at the hospital",
+    "two weeks before the change.",
+  ]);
+  hasNone(body, [
+    "By Ada Quill",
+    "Updated March 3, 2026",
+    "Advertisement",
+    "More on this story",
+    "Ferry crews vote to end their strike",
+    "Don't miss",
+    "Follow us on Facebook",
+    "Sign up for our free morning newsletter",
+    "Related stories",
+    "Bridge tolls to rise",
+    "Image 1 of 4",
+  ]);
+});
