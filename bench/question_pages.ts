@@ -3,10 +3,11 @@
  * pages of the shared captures and the article-extraction development pages
  * (shared data, never committed; found through PARKOUR_SHARED_DIR).
  *
- * A page id is `real:<name>` (`pep_8`, `ecma262`, `whatwg_html`) or
- * `article:<key>` (a key of the dataset's ground truth).
+ * A page id is `real:<name>` (`pep_8`, `ecma262`, `whatwg_html`),
+ * `spec:<name>` (a long specification or manual of `fixtures/specs`, see
+ * its PROVENANCE.md) or `article:<key>` (a key of the dataset's ground truth).
  */
-import type { Document } from "../lib/content/document.ts";
+import type { Document } from "../lib/content/document/document.ts";
 import { htmlDocument } from "../lib/content/pipeline.ts";
 import { decodeText } from "../lib/net/charset.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
@@ -21,6 +22,15 @@ export interface Question {
   /** Answer strings, verbatim in the page's Markdown. */
   answers: string[];
 }
+
+/** The `spec:` pages: file name in `fixtures/specs` and the URL they stand for. */
+export const SPEC_PAGES: Record<string, string> = {
+  bash_ref: "https://www.gnu.org/software/bash/manual/bash.html",
+  lua_manual: "https://www.lua.org/manual/5.4/manual.html",
+  rfc9110: "https://httpwg.org/specs/rfc9110.html",
+  wai_aria: "https://w3c.github.io/aria/",
+  webdriver: "https://w3c.github.io/webdriver/",
+};
 
 const cache = new Map<string, Document>();
 
@@ -37,6 +47,18 @@ export async function questionPage(id: string): Promise<Document> {
     if (!page) throw new Error(`unknown real page ${name}`);
     const raw = await gunzipFile(`${shared}/fixtures/real/${name}.html.gz`);
     doc = htmlDocument(decodeText(raw, "text/html").text, page.url);
+  } else if (kind === "spec") {
+    const url = SPEC_PAGES[name];
+    if (!url) throw new Error(`unknown spec page ${name}`);
+    const folder = `${shared}/fixtures/specs`;
+    let raw: Uint8Array;
+    try {
+      raw = await gunzipFile(`${folder}/${name}.html.gz`);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      throw new Error(`spec page ${name} missing: expected ${name}.html.gz in ${folder}`);
+    }
+    doc = htmlDocument(decodeText(raw, "text/html").text, url);
   } else if (kind === "article") {
     const dataset = `${shared}/datasets/article-extraction`;
     const truth = JSON.parse(await Deno.readTextFile(`${dataset}/ground-truth.json`)) as Record<
@@ -46,7 +68,7 @@ export async function questionPage(id: string): Promise<Document> {
     if (!truth[name]) throw new Error(`unknown article ${name}`);
     const raw = await gunzipFile(`${dataset}/html/${name}.html.gz`);
     doc = htmlDocument(decodeText(raw, "text/html").text, truth[name].url);
-  } else throw new Error(`page id must start with real: or article:, got ${id}`);
+  } else throw new Error(`page id must start with real:, spec: or article:, got ${id}`);
   cache.set(id, doc);
   return doc;
 }
