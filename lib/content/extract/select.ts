@@ -24,9 +24,14 @@
  * result holds almost none of the page's content, the choice is made again
  * without the marks, and failing that the page is kept whole.
  *
+ * Lengths are Latin-equivalent characters and words are counted in every
+ * script (`width.ts`): a Japanese sentence of twenty characters is a
+ * sentence, not a fragment, and a Thai line needs no full stop.
+ *
  * @module
  */
 import type { BlockRecord, ElementTable } from "../html/markdown.ts";
+import { endsSentence, hasWideText, textWidth, wordCount } from "./width.ts";
 
 /** Weight of a word of furniture against a word of prose. */
 export const FURNITURE_WEIGHT = 0.6;
@@ -389,7 +394,7 @@ const HEADLINE_WORDS = 4;
 
 /**
  * Lists of headlines: three or more items, each nothing but a link of a
- * headline's length (four words or more, from a capital), in a list that is all links
+ * headline's length (four words or more, from a capital or a caseless letter), in a list that is all links
  * ("More on this story", "Most popular" boxes inside the article), with
  * the heading right above the list.
  */
@@ -412,12 +417,12 @@ function headlineLists(
   }
   for (const [list, group] of items) {
     if (group.length < HEADLINE_ITEMS || el.links[list] < el.text[list] * 0.9) continue;
-    // A headline starts with a capital or a figure (a specification's list
-    // of the terms it imports is lower case).
+    // A headline starts with a capital, a figure or a letter of a script
+    // without case (a specification's list of the terms it imports is lower case).
     const headlines = group.every((i) => {
       const t = plainText(markdown, blocks[i]);
-      return linkItem(blocks[i], el) && /^[\p{Lu}\p{N}]/u.test(t) &&
-        t.split(" ").length >= HEADLINE_WORDS;
+      return linkItem(blocks[i], el) && /^[\p{Lu}\p{N}\p{Lo}]/u.test(t) &&
+        wordCount(t) >= HEADLINE_WORDS;
     });
     if (!headlines) continue;
     for (const i of group) keep[i] = false;
@@ -456,16 +461,15 @@ function trimEdges(
   const byline = (i: number) => {
     if (blocks[i].text > 120) return false;
     const t = text(i);
-    return BYLINE.test(t) || (DATE.test(t) && t.split(" ").length <= 12);
+    return BYLINE.test(t) || (DATE.test(t) && wordCount(t) <= 12);
   };
   // A fragment: a few loose characters that do not end a sentence ("Advert",
   // "Voltar"), written by a box rather than by a paragraph, item or quote.
   const fragment = (i: number) =>
-    blocks[i].text < 25 && LOOSE.has(el.tag[blocks[i].owner]) &&
-    !/[.!?。！？]\W*$/u.test(text(i));
+    blocks[i].text < 25 && LOOSE.has(el.tag[blocks[i].owner]) && !endsSentence(text(i));
   // A sentence of the article: prose that is none of the above.
   const sentence = (i: number) =>
-    isProse(blocks[i]) && blocks[i].text >= 60 && text(i).split(" ").length >= 5 &&
+    isProse(blocks[i]) && blocks[i].text >= 60 && wordCount(text(i)) >= 5 &&
     !prompt(i) && !linkItem(blocks[i], el);
   // A gallery's counter ("Image 1 of 5", "1 - 5 of 36").
   const counter = (i: number) => blocks[i].text <= 40 && COUNTER.test(text(i));
@@ -526,6 +530,45 @@ function contentChars(blocks: readonly BlockRecord[], keep?: boolean[]): number 
 }
 
 /**
+ * The blocks and element table with their text and link lengths in
+ * Latin-equivalent characters (`width.ts`), so that every threshold here
+ * (a sentence's 25 characters, a sibling's 80) means as much text in
+ * Chinese, Japanese or Korean as in English. A block's extra width comes
+ * from its wide characters (link targets are ASCII and add none); an
+ * element gains the extra width of the blocks under it, and its link text
+ * grows in the same proportion as its text. Pages without wide characters
+ * are returned as they are.
+ */
+function measured(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+): { blocks: readonly BlockRecord[]; el: ElementTable } {
+  let wide = false;
+  for (let i = 0; i < blocks.length && !wide; i++) {
+    wide = hasWideText(markdown, blocks[i].start, blocks[i].end);
+  }
+  if (!wide) return { blocks, el };
+  const n = el.parent.length;
+  const extra = new Float64Array(n);
+  const scaled = blocks.map((b) => {
+    const more = b.text === 0 ? 0 : textWidth(markdown, b.start, b.end) - (b.end - b.start);
+    if (more <= 0) return b;
+    for (let a = b.owner; a >= 0; a = el.parent[a]) extra[a] += more;
+    const text = b.text + more;
+    return { ...b, text, links: b.links * (text / b.text) };
+  });
+  const text = new Int32Array(n);
+  const links = new Int32Array(n);
+  for (let e = 0; e < n; e++) {
+    const t = el.text[e];
+    text[e] = Math.round(t + extra[e]);
+    links[e] = t === 0 ? 0 : Math.round(el.links[e] * (text[e] / t));
+  }
+  return { blocks: scaled, el: { ...el, text, links } };
+}
+
+/**
  * Chooses the blocks to keep (undefined: keep everything).
  *
  * When the chosen box holds almost none of the page's content (every post of
@@ -533,12 +576,13 @@ function contentChars(blocks: readonly BlockRecord[], keep?: boolean[]): number 
  * again on the weights alone; when that is still too small, everything stays.
  */
 export function selectMainContent(
-  blocks: readonly BlockRecord[],
-  el: ElementTable,
+  pageBlocks: readonly BlockRecord[],
+  elements: ElementTable,
   markdown: string,
 ): boolean[] | undefined {
-  const n = el.parent.length;
-  if (n === 0 || blocks.length === 0) return undefined;
+  const n = elements.parent.length;
+  if (n === 0 || pageBlocks.length === 0) return undefined;
+  const { blocks, el } = measured(pageBlocks, elements, markdown);
   // Prose per subtree, to tell a furniture box from a layout box that wraps the article.
   const prose = new Float64Array(n);
   let totalProse = 0;
