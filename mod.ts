@@ -100,7 +100,6 @@ export {
   RESPONSE_TOKEN_CAP,
   type ResponseContext,
   type ResponseSpec,
-  ToolError,
   type ToolResult,
 } from "./lib/envelope/response.ts";
 export {
@@ -123,7 +122,15 @@ export {
   type PageViewRequest,
 } from "./lib/page.ts";
 export { type Face, FACES, RequestError } from "./lib/views/errors.ts";
-export { SourceError, type SourceRemote } from "./lib/sources/errors.ts";
+export {
+  ContentError,
+  type ContentErrorKind,
+  type ContentErrorOptions,
+  SourceError,
+  type SourceErrorKind,
+  type SourceRemote,
+  ToolError,
+} from "./lib/errors.ts";
 export type { HttpServerHandle } from "./lib/server/http.ts";
 
 /** Options of {@link createServer}; unset values come from the environment. */

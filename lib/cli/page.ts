@@ -28,7 +28,7 @@ import { isFileArgument } from "../sources/file/argument.ts";
 import { parseFences } from "../envelope/fence.ts";
 import { envelopeReady, parseFrontmatter } from "../envelope/frontmatter.ts";
 import type { ToolResult } from "../envelope/response.ts";
-import { toolFailure } from "../server/mcp.ts";
+import { toolFailure } from "../tools/failure.ts";
 import { palette, progress, textReport } from "../terminal.ts";
 import { cliCommand, invokedFrom } from "./invocation.ts";
 import { applySharedFlags, UsageError } from "./spec.ts";
@@ -118,7 +118,7 @@ export async function runPageCommand(
   } catch (error) {
     if (error instanceof RequestError) throw new UsageError(error.forFace("cli"));
     if (error instanceof UsageError) throw error;
-    result = toolFailure(kind === "fetch" ? "fetch" : "sections", error, "cli");
+    result = toolFailure(kind === "fetch" ? "fetch" : "sections", error, hints);
   } finally {
     working.stop();
   }

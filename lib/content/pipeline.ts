@@ -27,15 +27,7 @@ import type { IndexParts } from "./workers/convert_worker.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
 import { SearchIndex } from "./search/bm25.ts";
 import { currentProgress } from "../runtime/progress.ts";
-
-/** Thrown for content that cannot become a Document. */
-export class ContentError extends Error {
-  /** Creates the error; the message is shown to the caller. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
-  }
-}
+import { ContentError } from "../errors.ts";
 
 /** The types accepted, for messages. */
 export const SUPPORTED_TYPES =
@@ -191,6 +183,7 @@ export async function toDocument(
       `${resource.url} is ${
         resource.contentType || "of an unknown type"
       }, which cannot be read as text; supported: ${SUPPORTED_TYPES}`,
+      { kind: "unsupported_type" },
     );
   }
   const base = {
@@ -332,14 +325,7 @@ export async function htmlDocumentOffThread(
     const input = source.bytes && source.encoding
       ? { bytes: source.bytes, encoding: source.encoding(), give: true }
       : { html: source.text() };
-    try {
-      converted = await convertInWorker(input, url, options, signal);
-    } catch (error) {
-      if (error instanceof Error && error.name === "ContentError") {
-        throw new ContentError(error.message);
-      }
-      throw error;
-    }
+    converted = await convertInWorker(input, url, options, signal);
   }
   signal?.throwIfAborted();
   const doc = converted ? adopt(converted) : new Document(convertHtml(source.text(), url, options));

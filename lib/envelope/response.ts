@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { oneLine, SourceError, type SourceRemote } from "../sources/errors.ts";
+import type { SourceRemote } from "../errors.ts";
 import {
   bestCount,
   estimateTokens,
@@ -209,23 +209,8 @@ export function errorResult(message: string, remote?: RemoteError): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
-export { oneLine };
-
 /** Re-exported for callers that build titles outside fences. */
 export { sanitizeLabel };
-
-/**
- * An expected failure a handler throws; becomes an {@link errorResult}.
- * The message says what happened and what to try next. (A source's own
- * {@link SourceError} becomes the same result.)
- */
-export class ToolError extends SourceError {
-  /** Creates the error. */
-  constructor(message: string, remote?: RemoteError) {
-    super(message, remote);
-    this.name = "ToolError";
-  }
-}
 
 /**
  * Last line of defence for the response cap: cuts an oversize text at a line

@@ -9,7 +9,7 @@
  * @module
  */
 import { env, envFlag } from "../config.ts";
-import { ToolError } from "../envelope/response.ts";
+import { SourceError } from "../errors.ts";
 import { droppedPermissions } from "../runtime/privileges.ts";
 import type { Browser, BrowserType } from "playwright-core";
 
@@ -125,7 +125,7 @@ export function loadPlaywright(): Promise<Playwright> {
     const message = String((error as Error).message ?? error).split("\n")[0].slice(0, 200);
     const permission = error instanceof Deno.errors.NotCapable ||
       error instanceof Deno.errors.PermissionDenied || /Requires \w+ access/.test(message);
-    throw new ToolError(
+    throw new SourceError(
       `could not load Playwright (${message}); ${
         !permission
           ? "the bundle and the binaries download it from the npm registry on the first render: check that registry.npmjs.org is reachable (or its mirror in NPM_CONFIG_REGISTRY), then retry"
@@ -133,6 +133,8 @@ export function loadPlaywright(): Promise<Playwright> {
           ? DROPPED_HELP
           : PERMISSIONS_HELP
       }`,
+      undefined,
+      "render",
     );
   });
   return attempt;
@@ -197,15 +199,19 @@ export function pickEngine(pw: Playwright, choice: EngineChoice): Installed {
   if (choice.engine) {
     const hit = installed.find((i) => i.engine === choice.engine);
     if (hit) return hit;
-    throw new ToolError(
+    throw new SourceError(
       `PLAYWRIGHT_BROWSER selects ${choice.engine}, which is not installed; ${
         installHelp(choice.engine)
       }${autoInstallRemark()}`,
+      undefined,
+      "render",
     );
   }
   if (installed.length > 0) return installed[0];
-  throw new ToolError(
+  throw new SourceError(
     `no headless browser is installed; ${installHelp(undefined)}${autoInstallRemark()}`,
+    undefined,
+    "render",
   );
 }
 
@@ -267,10 +273,12 @@ async function launch(): Promise<Running> {
       timeout: 60_000,
     });
   } catch (error) {
-    throw new ToolError(
+    throw new SourceError(
       `could not start the browser ${pick.executable}: ${
         String((error as Error).message ?? error).split("\n")[0].slice(0, 300)
       }. The server needs --allow-run for it, --allow-read and --allow-write on TMPDIR and --allow-sys=homedir (see docs/security.md, Headless rendering)`,
+      undefined,
+      "render",
     );
   }
   browser.on("disconnected", () => {

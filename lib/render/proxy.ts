@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { ToolError } from "../envelope/response.ts";
+import { SourceError } from "../errors.ts";
 import { type GuardOptions, vet } from "./guard.ts";
 
 /** A running proxy of one render. */
@@ -46,10 +46,12 @@ export function startRenderProxy(guard: GuardOptions): RenderProxy {
   } catch (error) {
     const denied = error instanceof Deno.errors.NotCapable ||
       error instanceof Deno.errors.PermissionDenied;
-    throw new ToolError(
+    throw new SourceError(
       denied
         ? "the renderer's proxy could not listen on 127.0.0.1: this server's launch line denies loopback (--deny-net with 127.0.0.0/8; compiled binaries always do). Rendering needs the line of `deno task start:render` (or `install --render` from a checkout), which denies the other private networks but leaves 127.0.0.0/8 to the proxy"
         : `the renderer's proxy could not listen on 127.0.0.1: ${(error as Error).message}`,
+      undefined,
+      "render",
     );
   }
   const port = (listener.addr as Deno.NetAddr).port;

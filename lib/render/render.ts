@@ -7,7 +7,7 @@
  * @module
  */
 import { env } from "../config.ts";
-import { ToolError } from "../envelope/response.ts";
+import { SourceError } from "../errors.ts";
 import { userAgent } from "../net/fetch.ts";
 import type { BrowserContext, Frame, Page } from "playwright-core";
 import { type AppFramework, contentFrame, waitForApp } from "./apps.ts";
@@ -122,10 +122,12 @@ export function renderPage(url: string, options: RenderOptions = {}): Promise<Re
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           reject(
-            new ToolError(
+            new SourceError(
               `rendering ${url} did not finish within ${
                 Math.round(deadlineMs / 1000)
               } s (the page kept loading, or an action waited for an element that never came); try without requires_js, or with fewer actions`,
+              undefined,
+              "render",
             ),
           );
           void context.close().catch(() => {});
@@ -212,27 +214,37 @@ async function run(
     }
     const first = blocked[0] ?? proxy.refused[0];
     if (first && first.url.replace(/#.*/, "") === url.replace(/#.*/, "")) {
-      throw new ToolError(`refused to render ${url}: ${first.reason}`);
+      throw new SourceError(`refused to render ${url}: ${first.reason}`, undefined, "render");
     }
     if (first) {
-      throw new ToolError(
+      throw new SourceError(
         `refused to render ${url}: loading it led to ${first.url}, and ${first.reason}`,
+        undefined,
+        "render",
       );
     }
-    throw new ToolError(`the browser could not load ${url}: ${shortMessage(error)}`);
+    throw new SourceError(
+      `the browser could not load ${url}: ${shortMessage(error)}`,
+      undefined,
+      "render",
+    );
   }
   loaded = true;
   const proxyRefusal = (at: string) =>
     proxy.refused.find((r) => r.url.replace(/#.*/, "") === at.replace(/#.*/, ""));
   const landed = proxyRefusal(page.url());
   if (landed) {
-    throw new ToolError(
+    throw new SourceError(
       `refused to render ${url}: loading it led to ${landed.url}, and ${landed.reason}`,
+      undefined,
+      "render",
     );
   }
   if (response && response.status() >= 400) {
-    throw new ToolError(
+    throw new SourceError(
       `HTTP ${response.status()} for ${url}; check the URL, or try again later if the server is failing`,
+      undefined,
+      "render",
     );
   }
   const type = (response?.headers()["content-type"] ?? "").split(";")[0].trim().toLowerCase();
@@ -249,10 +261,12 @@ async function run(
     try {
       await runAction(target, action, Math.min(ACTION_TIMEOUT_MS, deadlineMs / 2));
     } catch (error) {
-      throw new ToolError(
+      throw new SourceError(
         `action ${i} (${action.type} on selector ${JSON.stringify(action.selector)}) failed: ${
           shortMessage(error)
         }; check the selector against the interactive elements of a render without actions`,
+        undefined,
+        "render",
       );
     }
     // Give what the action started (requests, timers) a moment to land.
@@ -261,18 +275,22 @@ async function run(
     if (waited.framework) await waitForApp(target, Math.min(APP_WAIT_MS, remaining()));
     if (refusedNavigation) {
       // The browser now shows its own "blocked" page: say what happened instead.
-      throw new ToolError(
+      throw new SourceError(
         `action ${i} (${action.type} on selector ${
           JSON.stringify(action.selector)
         }) led the page to ${refusedNavigation}, which was refused; to follow links to other hosts pass allow_offsite=true`,
+        undefined,
+        "render",
       );
     }
   }
   // A navigation the proxy refused leaves its refusal as the page: say what happened instead.
   const away = proxyRefusal(page.url());
   if (away) {
-    throw new ToolError(
+    throw new SourceError(
       `the page ${url} navigated to ${away.url}, which was refused: ${away.reason}`,
+      undefined,
+      "render",
     );
   }
   options.onStage?.(total - 1, total, "reading the page");

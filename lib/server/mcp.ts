@@ -12,15 +12,12 @@
  * @module
  */
 import type { McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { ConfigError, type OutputFormat, withCredentialLedger } from "../config.ts";
+import { type OutputFormat, withCredentialLedger } from "../config.ts";
 import { log } from "../log.ts";
 import { capText, errorResult, type ToolResult } from "../envelope/response.ts";
 import { tokenizerReady } from "../content/tokens/count.ts";
-import { FormatError } from "../envelope/formats.ts";
-import { NetError } from "../net/errors.ts";
 import { answerFirst } from "../runtime/memory.ts";
 import { ProgressReporter, withProgress } from "../runtime/progress.ts";
-import { SourceError } from "../sources/errors.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
 import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/registry.ts";
@@ -29,7 +26,8 @@ import { SHELF_EXPORT_RESOURCES, SHELF_RESOURCE, shelfResourceText } from "../sh
 import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
 import { SEARCH_HELP_RESOURCE } from "../tools/web_fetch_incisive.ts";
 import { bareMcpServer, LIST_TTL_MS } from "./identity.ts";
-import { type Face, renderParams, RequestError } from "../views/request.ts";
+import { renderParams } from "../views/request.ts";
+import { toolFailure } from "../tools/failure.ts";
 
 export { INSTRUCTIONS, LIST_TTL_MS } from "./identity.ts";
 
@@ -255,23 +253,4 @@ function cancelled(name: string, reason: unknown): ToolResult {
   const why = reason instanceof Error ? reason.message : String(reason ?? "cancelled");
   log("debug", `tool ${name} stopped: ${why.split("\n")[0]}`);
   return errorResult(`${name} was cancelled before it finished.`);
-}
-
-/** The error result for an exception thrown by tool `name` (`face` spells parameters). */
-export function toolFailure(name: string, error: unknown, face: Face = "mcp"): ToolResult {
-  if (error instanceof RequestError) return errorResult(error.forFace(face));
-  if (error instanceof SourceError) return errorResult(error.message, error.remote);
-  if (error instanceof FormatError || error instanceof ConfigError) {
-    return errorResult(error.message);
-  }
-  if (error instanceof NetError) return errorResult(error.message, error.remote);
-  if (error instanceof DOMException && error.name === "AbortError") {
-    return errorResult(`${name} was cancelled before it finished.`);
-  }
-  log("error", `tool ${name} failed`, error);
-  const message = error instanceof Error ? error.message : String(error);
-  return errorResult(
-    `${name} failed unexpectedly (${message}). Retry once; if it fails ` +
-      "again, report it with the arguments you used.",
-  );
 }

@@ -39,7 +39,7 @@ import { htmlToText } from "../content/html/text.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
 import { trusted } from "../trust.ts";
 import { NetError } from "../net/errors.ts";
-import { SourceError } from "../sources/errors.ts";
+import { ContentError, SourceError } from "../errors.ts";
 import { tokenizerReady } from "../content/tokens/count.ts";
 import { log } from "../log.ts";
 import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
@@ -226,6 +226,13 @@ export function apiError(error: unknown): ApiError {
         return new ApiError(502, error.kind, error.message);
     }
   }
+  if (error instanceof ContentError) {
+    const kind = error.kind === "unreadable" ? "unreadable_content" : error.kind;
+    return new ApiError(error.kind === "unsupported_type" ? 415 : 422, kind, error.message);
+  }
+  if (error instanceof SourceError && error.kind === "render") {
+    return new ApiError(502, "render", error.message);
+  }
   if (error instanceof SourceError) {
     const upstream = error.remote?.status;
     const status = upstream === 404 || upstream === 410 ? upstream : 502;
@@ -235,14 +242,6 @@ export function apiError(error: unknown): ApiError {
     });
   }
   if (error instanceof ConfigError) return new ApiError(500, "configuration", error.message);
-  if (error instanceof Error && error.name === "ContentError") {
-    const unsupported = /cannot be read as text/.test(error.message);
-    return new ApiError(
-      unsupported ? 415 : 422,
-      unsupported ? "unsupported_type" : "unreadable_content",
-      error.message,
-    );
-  }
   if (error instanceof DOMException && error.name === "AbortError") {
     return new ApiError(499, "cancelled", "the request was cancelled before it finished");
   }

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { ContentError } from "../errors.ts";
 import { Document, type DocumentFact } from "../content/document/document.ts";
 import {
   childrenNs,
@@ -110,16 +111,6 @@ export function arxivDoi(base: string): string {
 
 export type { XmlElement } from "../content/html/xml.ts";
 
-/** A body that is not the XML the API documents; named like the content layer's errors. */
-export class ArxivFormatError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    // The page tools and the HTTP API treat ContentError as unreadable content.
-    this.name = "ContentError";
-  }
-}
-
 /** arXiv's wording of the shared reader's faults (the rest keep the reader's message). */
 const FAULT_MESSAGES: Partial<Record<XmlFault, string>> = {
   "unterminated-comment": "an unclosed comment",
@@ -143,7 +134,7 @@ export function parseXml(text: string): XmlElement {
     return parseSharedXml(text);
   } catch (error) {
     if (error instanceof XmlError) {
-      throw new ArxivFormatError(FAULT_MESSAGES[error.fault] ?? error.message);
+      throw new ContentError(FAULT_MESSAGES[error.fault] ?? error.message);
     }
     throw error;
   }
@@ -227,7 +218,7 @@ function count(root: XmlElement, local: string): number {
 export function parseArxivFeed(xml: string): ArxivFeed {
   const root = parseXml(xml);
   if (root.ns !== ATOM || root.local !== "feed") {
-    throw new ArxivFormatError("the answer is XML but not an Atom feed");
+    throw new ContentError("the answer is XML but not an Atom feed");
   }
   const feed: ArxivFeed = {
     totalResults: count(root, "totalResults"),
@@ -371,8 +362,8 @@ export async function queryArxiv(q: ArxivQuery, options: QueryOptions = {}): Pro
   try {
     feed = parseArxivFeed(body);
   } catch (error) {
-    if (error instanceof ArxivFormatError) {
-      throw new ArxivFormatError(
+    if (error instanceof ContentError) {
+      throw new ContentError(
         `the arXiv API answered with malformed XML (${error.message}); this is usually a passing fault on arXiv's side, try again in a minute`,
       );
     }

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { SourceError } from "./errors.ts";
+import { SourceError } from "../errors.ts";
 import { defaultNet } from "../net/default.ts";
 
 /** The API base. */

@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { ContentError } from "../errors.ts";
 import { hint, messageFact, ph, readPage } from "../hint.ts";
 import { Document, type DocumentFact } from "../content/document/document.ts";
 import { htmlToMarkdown } from "../content/html/markdown.ts";
@@ -54,15 +55,6 @@ export class DiscourseInputError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "DiscourseInputError";
-  }
-}
-
-/** An answer that is not the JSON a Discourse forum gives. */
-export class DiscourseFormatError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
   }
 }
 
@@ -246,18 +238,18 @@ export async function discourseJson(
     data = JSON.parse(result.text());
   } catch {
     if (result.contentType.includes("html")) {
-      throw new DiscourseFormatError(
+      throw new ContentError(
         `${host} answered ${what} with an HTML page, not Discourse JSON: it does not look like a Discourse forum; check the address (a Discourse forum answers /latest.json)`,
       );
     }
-    throw new DiscourseFormatError(
+    throw new ContentError(
       `Invalid JSON from ${url} (${
         result.contentType || "no content type"
       }); the forum may be failing, try again later`,
     );
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new DiscourseFormatError(
+    throw new ContentError(
       `The answer from ${url} is not a Discourse JSON object; ${host} may not be a Discourse forum`,
     );
   }
@@ -422,7 +414,7 @@ export async function loadTopic(ref: TopicRef, options: LoadOptions): Promise<Do
     | { posts?: unknown; stream?: unknown; isMegaTopic?: unknown }
     | undefined;
   if (!stream || typeof stream !== "object" || !Array.isArray(stream.posts)) {
-    throw new DiscourseFormatError(
+    throw new ContentError(
       `The answer for ${what} has no post_stream: ${host} may not be a Discourse forum, or this is not a topic`,
     );
   }
@@ -577,7 +569,7 @@ export async function searchForum(
     signal,
   );
   if (!("posts" in data) && !("topics" in data) && !("grouped_search_result" in data)) {
-    throw new DiscourseFormatError(
+    throw new ContentError(
       `The answer of ${host}/search.json is not a Discourse search result: ${host} may not be a Discourse forum; check base_url`,
     );
   }
@@ -633,7 +625,7 @@ export async function latestTopics(
   );
   const list = data.topic_list as { topics?: unknown } | undefined;
   if (!list || typeof list !== "object" || !Array.isArray(list.topics)) {
-    throw new DiscourseFormatError(
+    throw new ContentError(
       `The answer of ${host}/latest.json has no topic_list: ${host} is not a Discourse forum, or not at this address; check base_url`,
     );
   }

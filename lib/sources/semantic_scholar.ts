@@ -19,7 +19,7 @@
  */
 import { Document, type DocumentFact } from "../content/document/document.ts";
 import { env, s2ApiKey, s2LicenceAccepted } from "../config.ts";
-import { SourceError } from "./errors.ts";
+import { SourceError } from "../errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import type { CitationInput, Retraction, WorkKind } from "../shelf/record.ts";

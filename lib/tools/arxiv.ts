@@ -17,7 +17,8 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
 import {
@@ -225,13 +226,8 @@ async function paper(args: ArxivArgs, ctx: ToolContext): Promise<ToolResult> {
   });
 }
 
-async function run(args: ArxivArgs, ctx: ToolContext): Promise<ToolResult> {
-  try {
-    return args.action === "paper" ? await paper(args, ctx) : await list(args, ctx);
-  } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
-    throw error;
-  }
+function run(args: ArxivArgs, ctx: ToolContext): Promise<ToolResult> {
+  return args.action === "paper" ? paper(args, ctx) : list(args, ctx);
 }
 
 /** The tool. */

@@ -14,7 +14,8 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { cacheKey, pageCache } from "../sources/router.ts";
@@ -55,15 +56,6 @@ function input<T>(work: () => T): T {
   }
 }
 
-async function content<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
-    throw error;
-  }
-}
-
 function baseOf(args: Args): string {
   if (!args.base_url?.trim()) {
     throw new ToolError(
@@ -86,7 +78,7 @@ async function topicAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   let doc = pageCache().get(key);
   const cached = doc !== undefined;
   if (!doc) {
-    doc = await content(() => loadTopic(ref, { maxBytes: DEFAULT_MAX_BYTES, signal: ctx.signal }));
+    doc = await loadTopic(ref, { maxBytes: DEFAULT_MAX_BYTES, signal: ctx.signal });
     pageCache().set(key, doc);
   }
   const fm = pageFrontmatter(pageUrl(url), doc, cached, false, mcpHints(ctx, "page"));
@@ -100,7 +92,7 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
     throw new ToolError("search needs query: at least two characters to search the forum for");
   }
   const limit = args.limit ?? 10;
-  const hits = await content(() => searchForum(base, query, limit, ctx.signal));
+  const hits = await searchForum(base, query, limit, ctx.signal);
   const fm = new Frontmatter()
     .set("source", trusted.url(base))
     .set("api", trusted.text`Discourse`)
@@ -131,7 +123,7 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 async function latestAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   const base = baseOf(args);
   const limit = args.limit ?? 10;
-  const topics = await content(() => latestTopics(base, limit, ctx.signal));
+  const topics = await latestTopics(base, limit, ctx.signal);
   const fm = new Frontmatter()
     .set("source", trusted.url(base))
     .set("api", trusted.text`Discourse`)

@@ -21,7 +21,8 @@ import type { Document } from "../content/document/document.ts";
 import { cutToBudget } from "../content/document/views.ts";
 import { Frontmatter, yamlModule } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { loadFile, loadRepo, loadThread, loadTree } from "../sources/github/mod.ts";
 import {
@@ -553,29 +554,24 @@ async function issueTemplates(args: GithubArgs, ctx: ToolContext): Promise<ToolR
   return ctx.respond({ frontmatter: fm, fences: [{ content: parts.join("\n").trim() }] });
 }
 
-async function run(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
-  try {
-    switch (args.action) {
-      case "search_issues":
-      case "search_code":
-      case "search_repos":
-        return await search(args.action, args, ctx);
-      case "repo":
-        return await repo(args, ctx);
-      case "tree":
-        return await tree(args, ctx);
-      case "file":
-        return await file(args, ctx);
-      case "issue":
-        return await thread(args, ctx, false);
-      case "pull_request":
-        return await thread(args, ctx, true);
-      case "issue_templates":
-        return await issueTemplates(args, ctx);
-    }
-  } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
-    throw error;
+function run(args: GithubArgs, ctx: ToolContext): Promise<ToolResult> {
+  switch (args.action) {
+    case "search_issues":
+    case "search_code":
+    case "search_repos":
+      return search(args.action, args, ctx);
+    case "repo":
+      return repo(args, ctx);
+    case "tree":
+      return tree(args, ctx);
+    case "file":
+      return file(args, ctx);
+    case "issue":
+      return thread(args, ctx, false);
+    case "pull_request":
+      return thread(args, ctx, true);
+    case "issue_templates":
+      return issueTemplates(args, ctx);
   }
 }
 

@@ -22,7 +22,8 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
 import {
   ACCEPTED_FORMS,
@@ -219,15 +220,8 @@ async function view(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult
   });
 }
 
-async function run(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult> {
-  try {
-    return args.action === "search" || args.action === "org"
-      ? await list(args, ctx)
-      : await view(args, ctx);
-  } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
-    throw error;
-  }
+function run(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult> {
+  return args.action === "search" || args.action === "org" ? list(args, ctx) : view(args, ctx);
 }
 
 /** The tool. */

@@ -18,7 +18,8 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { loadDocument } from "../sources/router.ts";
@@ -68,14 +69,10 @@ async function loadRecord(
   ctx: ToolContext,
   amend?: (fm: Frontmatter) => void,
 ): Promise<ToolResult> {
-  let loaded;
-  try {
-    loaded = await loadDocument(url, { maxBytes: DEFAULT_MAX_BYTES, signal: ctx.signal });
-  } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
-    throw error;
-  }
-  const { doc, cached } = loaded;
+  const { doc, cached } = await loadDocument(url, {
+    maxBytes: DEFAULT_MAX_BYTES,
+    signal: ctx.signal,
+  });
   const fm = pageFrontmatter(pageUrl(url), doc, cached, false, mcpHints(ctx, "page"));
   await shelveCitation(doc, fm);
   amend?.(fm);
@@ -192,13 +189,7 @@ async function subseriesAction(args: Args, ctx: ToolContext): Promise<ToolResult
     inputError(error);
   }
   const id = trusted.matching(`${ref.series} ${ref.number}`, /^(?:STD|BCP|FYI) [1-9]\d{0,3}$/);
-  let members;
-  try {
-    members = await fetchSubseries(ref, ctx.signal);
-  } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") throw new ToolError(error.message);
-    throw error;
-  }
+  const members = await fetchSubseries(ref, ctx.signal);
   const fm = new Frontmatter()
     .set("source", trusted.url(subseriesInfoUrl(ref)))
     .set("api", trusted.text`IETF (BibXML)`)

@@ -22,7 +22,8 @@ import { z } from "zod";
 import { OUTPUT_FORMATS, refusedCredentials } from "../config.ts";
 import { renderRecords } from "../envelope/formats.ts";
 import { envelopeReady, Frontmatter } from "../envelope/frontmatter.ts";
-import { type FencedPart, ToolError, type ToolResult } from "../envelope/response.ts";
+import type { FencedPart, ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import {
   checkDate,

@@ -14,7 +14,8 @@ import { z } from "zod";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { type RemoteError, ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
 import { estimateTokens } from "../content/tokens/count.ts";
 import {
@@ -73,36 +74,25 @@ function list<T>(value: T | T[] | undefined): T[] {
   return Array.isArray(value) ? value : [value];
 }
 
-function asToolError(error: unknown): never {
-  if (error instanceof Error && error.name === "ContentError") {
-    throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
-  }
-  throw error;
-}
-
 /** The wiki and title a `title=` (title or URL) and `wiki=` name. */
 async function target(args: Args, ctx: ToolContext): Promise<{ wiki: Wiki; title: string }> {
   const raw = args.title!.trim();
-  try {
-    if (/^https?:\/\//i.test(raw)) {
-      let url: URL;
-      try {
-        url = new URL(raw);
-      } catch {
-        throw new ToolError(`title is not a valid URL: '${raw.slice(0, 200)}'`);
-      }
-      const title = titleOfUrl(url);
-      if (!title) {
-        throw new ToolError(
-          `${url.href.slice(0, 200)} is not a wiki article URL (no /wiki/<title> in its path)`,
-        );
-      }
-      return { wiki: await wikiFor(url.href, ctx.signal), title };
+  if (/^https?:\/\//i.test(raw)) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ToolError(`title is not a valid URL: '${raw.slice(0, 200)}'`);
     }
-    return { wiki: await wikiFor(args.wiki ?? "en", ctx.signal), title: raw };
-  } catch (error) {
-    asToolError(error);
+    const title = titleOfUrl(url);
+    if (!title) {
+      throw new ToolError(
+        `${url.href.slice(0, 200)} is not a wiki article URL (no /wiki/<title> in its path)`,
+      );
+    }
+    return { wiki: await wikiFor(url.href, ctx.signal), title };
   }
+  return { wiki: await wikiFor(args.wiki ?? "en", ctx.signal), title: raw };
 }
 
 async function pageAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
@@ -118,21 +108,11 @@ async function pageAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 
 async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   const query = args.query!.replace(/\s+/g, " ").trim();
-  let wiki: Wiki;
-  try {
-    wiki = await wikiFor(args.wiki ?? "en", ctx.signal);
-  } catch (error) {
-    asToolError(error);
-  }
+  const wiki = await wikiFor(args.wiki ?? "en", ctx.signal);
   const limit = Math.min(50, Math.max(1, args.limit ?? 10));
   const offset = args.offset ?? 0;
   const namespace = args.namespace ?? 0;
-  let results;
-  try {
-    results = await searchWiki(wiki, query, { limit, offset, namespace, signal: ctx.signal });
-  } catch (error) {
-    asToolError(error);
-  }
+  const results = await searchWiki(wiki, query, { limit, offset, namespace, signal: ctx.signal });
   const host = trusted.matching(wiki.host, HOST);
   const fm = new Frontmatter()
     .set("api", trusted.text`MediaWiki (${host})`)
@@ -197,12 +177,7 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 
 async function referencesAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   const { wiki, title } = await target(args, ctx);
-  let parsed;
-  try {
-    parsed = await parsePage(wiki, title, ctx.signal);
-  } catch (error) {
-    asToolError(error);
-  }
+  const parsed = await parsePage(wiki, title, ctx.signal);
   const url = articleUrl(wiki, parsed.title);
   const refs = extractReferences(parsed.html);
   const wantNotes = [...new Set(list(args.footnotes))];

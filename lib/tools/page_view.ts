@@ -8,13 +8,13 @@
 import type { Document } from "../content/document/document.ts";
 import type { QueryExtraction } from "../content/question/extract.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
-import { type RemoteError, ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import { loadDocument, type Loaded } from "../sources/router.ts";
 import { type HintContext, renderMessage } from "../hint.ts";
-import { type Loader, loadWithinLimit, PageTooLarge } from "../views/limit.ts";
+import { type Loader, loadWithinLimit } from "../views/limit.ts";
 import {
   CONTENT_KINDS,
   DROPPED_NOTE_SHARE,
@@ -76,9 +76,8 @@ export function setExtractFields(fm: Frontmatter, x: QueryExtraction): void {
 }
 
 /**
- * Loads the document for a request, turning failures into tool errors:
- * within the call's page limit (`maxPageMb`, its `max_page_mb`, else the
- * server's default); a page over it says, in `hints`' words, what to ask.
+ * Loads the document for a request within the call's page limit
+ * (`maxPageMb`, its `max_page_mb`, else the server's default).
  */
 export async function loadPage(
   load: Loader,
@@ -86,23 +85,13 @@ export async function loadPage(
   maxPageMb: number | undefined,
   ctx: ToolContext,
   fullPage: boolean,
-  hints: HintContext,
   needsIndex = false,
 ): Promise<Loaded> {
-  try {
-    return await loadWithinLimit(load, url.page, maxPageMb, {
-      signal: ctx.signal,
-      fullPage,
-      needsIndex,
-    });
-  } catch (error) {
-    if (error instanceof Error && error.name === "ContentError") {
-      throw new ToolError(error.message, (error as { remote?: RemoteError }).remote);
-    }
-    // Over the call's page limit: say what to ask for, or which setting raises it.
-    if (error instanceof PageTooLarge) throw new ToolError(error.render(hints));
-    throw error;
-  }
+  return await loadWithinLimit(load, url.page, maxPageMb, {
+    signal: ctx.signal,
+    fullPage,
+    needsIndex,
+  });
 }
 
 /** The answer for a page that is an empty JavaScript shell. */

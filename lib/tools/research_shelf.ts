@@ -10,7 +10,8 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { type FencedPart, ToolError, type ToolResult } from "../envelope/response.ts";
+import type { FencedPart, ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { toBibtex } from "../shelf/bibtex.ts";
 import { ImportError, toJson } from "../shelf/json.ts";

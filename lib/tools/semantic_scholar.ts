@@ -14,7 +14,8 @@
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { renderRecords } from "../envelope/formats.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
 import {

@@ -15,7 +15,8 @@
  */
 import type { Document } from "../content/document/document.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
 import { cacheKey, fragmentView, ownsFragment, pageCache, recount } from "../sources/router.ts";
 import { registerTip } from "../envelope/tips.ts";
@@ -137,7 +138,7 @@ export async function runIncisive(
   const notForBrowser = outcome && "what" in outcome ? outcome.what : undefined;
   // One cap for every view: the page a section or a question can read, the whole view reads too.
   const loaded = rendered ??
-    await loadPage(load, url, args.max_page_mb, ctx, fullPage, hints, viewUsesIndex(probe));
+    await loadPage(load, url, args.max_page_mb, ctx, fullPage, viewUsesIndex(probe));
   const { cached } = loaded;
   // A fragment the source reads itself (GitHub's #L10-L20) selects its view of the cached page.
   // (Only for the whole-view answer: the other views re-store the Document they index.)

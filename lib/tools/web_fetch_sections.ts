@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import type { HintContext } from "../hint.ts";
 import { envelopeSpec, finalUrlLine } from "../views/page.ts";
 import { OUTLINE_WINDOW, type OutlineRequest, outlineRequestSchema } from "../views/request.ts";
@@ -37,7 +38,7 @@ export async function runSections(
 ): Promise<ToolResult> {
   const url = pageUrl(args.url, load !== webLoader);
   const fullPage = args.full_page ?? false;
-  const { doc, cached } = await loadPage(load, url, args.max_page_mb, ctx, fullPage, hints);
+  const { doc, cached } = await loadPage(load, url, args.max_page_mb, ctx, fullPage);
   const fm = pageFrontmatter(url, doc, cached, fullPage, hints);
   await shelveCitation(doc, fm);
   if (isEmpty(doc)) {

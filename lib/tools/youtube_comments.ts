@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { Frontmatter } from "../envelope/frontmatter.ts";
-import { ToolError, type ToolResult } from "../envelope/response.ts";
+import type { ToolResult } from "../envelope/response.ts";
+import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
 import { videoId, watchUrl, YoutubeError } from "../sources/youtube/mod.ts";
 import { type Comment, fetchComments, fetchReplies } from "../sources/youtube/comments.ts";

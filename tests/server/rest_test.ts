@@ -11,6 +11,7 @@ import { Document } from "../../lib/content/document/document.ts";
 import { envelopeReady, parseFrontmatter } from "../../lib/envelope/frontmatter.ts";
 import { setLogLevel } from "../../lib/log.ts";
 import { NetError } from "../../lib/net/errors.ts";
+import { ContentError } from "../../lib/errors.ts";
 import { markdownToText } from "../../lib/content/document/plain_text.ts";
 import { API_PARAMS, createRestApi, REST_PATHS, SECTIONS_PARAMS } from "../../lib/server/rest.ts";
 import type { LoadOptions } from "../../lib/sources/web.ts";
@@ -795,7 +796,7 @@ Deno.test("rest (in process): the error table", async () => {
       "status",
     ],
     [
-      Object.assign(new Error("the PDF could not be read"), { name: "ContentError" }),
+      new ContentError("the PDF could not be read"),
       422,
       "unreadable_content",
     ],

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
-import { canonicalTitle, MediaWikiError, wikiHost } from "../../lib/sources/mediawiki/mod.ts";
+import { canonicalTitle, wikiHost } from "../../lib/sources/mediawiki/mod.ts";
+import { ContentError } from "../../lib/errors.ts";
 import { citationKey, extractReferences } from "../../lib/sources/mediawiki/refs.ts";
 import {
   asList,
@@ -43,7 +44,7 @@ Deno.test("mediawiki wiki=: language codes, sister projects, hosts and URLs; bad
   assert.equal(wikiHost("wiki.example.org"), "wiki.example.org");
   assert.equal(wikiHost("https://wiki.example.org/wiki/Main_Page"), "wiki.example.org");
   for (const bad of ["wiki.example.org/path", "a b", "user@host.org", "nohost", "x?y"]) {
-    assert.throws(() => wikiHost(bad), MediaWikiError, bad);
+    assert.throws(() => wikiHost(bad), ContentError, bad);
   }
   assert.equal(canonicalTitle("gödel's  theorem"), "Gödel's_theorem");
   assert.equal(citationKey("Smith2007"), "CITEREFSmith2007");

@@ -20,7 +20,7 @@ import {
   sourceProject,
   versionPath,
 } from "../../lib/sources/depsdev.ts";
-import { SourceError } from "../../lib/sources/errors.ts";
+import { SourceError } from "../../lib/errors.ts";
 import {
   asList,
   callLenient as call,

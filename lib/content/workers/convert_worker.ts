@@ -11,6 +11,7 @@
  */
 import { unwatchCancel, watchCancel } from "../../runtime/cancel.ts";
 import { collectNow } from "../../runtime/memory.ts";
+import { ContentError, type ContentErrorKind } from "../../errors.ts";
 import { type AnchorParts, AnchorTable } from "../document/anchors.ts";
 import {
   Document,
@@ -64,7 +65,7 @@ export interface Converted {
  */
 export type ConvertReply =
   | { id: number; ok: true; converted: Converted & { init: { markdown: "" } } }
-  | { id: number; ok: false; name: string; message: string };
+  | { id: number; ok: false; name: string; message: string; kind?: ContentErrorKind };
 
 /** A large part of a reply, sent before it. */
 export type ConvertPart =
@@ -166,7 +167,10 @@ scope.onmessage = (event) => {
   }
   if (!converted) {
     const e = failure!;
-    scope.postMessage({ id: job.id, ok: false, name: e.name, message: e.message } as ConvertReply);
+    const kind = e instanceof ContentError ? e.kind : undefined;
+    scope.postMessage(
+      { id: job.id, ok: false, name: e.name, message: e.message, kind } as ConvertReply,
+    );
     collectAndReport();
     return;
   }

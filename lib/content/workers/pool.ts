@@ -39,6 +39,7 @@
 import { raiseCancel } from "../../runtime/cancel.ts";
 import { env } from "../../config.ts";
 import { log } from "../../log.ts";
+import { ContentError, type ContentErrorKind } from "../../errors.ts";
 import { wholeBuffer } from "../../runtime/memory.ts";
 import type {
   Converted,
@@ -233,7 +234,7 @@ function spawn(): Slot {
         return;
       }
       slot.job = undefined;
-      job.reject(rebuildError(data.name, data.message));
+      job.reject(rebuildError(data.name, data.message, data.kind));
       release(slot);
     };
     worker.onerror = (event) => {
@@ -251,7 +252,10 @@ function spawn(): Slot {
   return slot;
 }
 
-function rebuildError(name: string, message: string): Error {
+/** The worker's error, from what crossed the thread: its name, message and kind. */
+function rebuildError(name: string, message: string, kind?: ContentErrorKind): Error {
+  // A ContentError keeps its class and kind across the thread boundary, where only data crosses.
+  if (name === "ContentError") return new ContentError(message, { kind });
   const error = new Error(message);
   error.name = name;
   return error;

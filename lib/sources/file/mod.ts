@@ -5,7 +5,8 @@
  */
 import type { Document } from "../../content/document/document.ts";
 import { decodeText } from "../../net/charset.ts";
-import { ContentError, toDocument } from "../../content/pipeline.ts";
+import { ContentError } from "../../errors.ts";
+import { toDocument } from "../../content/pipeline.ts";
 
 const TYPES: Record<string, string> = {
   html: "text/html",

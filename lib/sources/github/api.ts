@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { ContentError } from "../../errors.ts";
 import type { DocumentFact } from "../../content/document/document.ts";
 import {
   checkedCredential,
@@ -236,15 +237,6 @@ export interface JsonAnswer<T> {
   headers: Headers;
 }
 
-/** A body that is not the JSON GitHub documents. */
-export class GithubFormatError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
-  }
-}
-
 /** GETs an API path (`/repos/o/r`) and decodes its JSON; errors explained. */
 export async function githubJson<T>(
   path: string,
@@ -268,14 +260,14 @@ export async function githubJson<T>(
   try {
     data = JSON.parse(result.text()) as T;
   } catch {
-    throw new GithubFormatError(
+    throw new ContentError(
       `GitHub's answer for ${what} was not JSON (${
         result.contentType || "no type"
       }); try again later`,
     );
   }
   if (data === null || typeof data !== "object") {
-    throw new GithubFormatError(`GitHub's answer for ${what} was not the JSON object it documents`);
+    throw new ContentError(`GitHub's answer for ${what} was not the JSON object it documents`);
   }
   return { data, headers: result.headers };
 }
@@ -319,7 +311,7 @@ export async function githubGraphql<T>(
   try {
     data = JSON.parse(result.text());
   } catch {
-    throw new GithubFormatError(`GitHub's answer for ${what} was not JSON; try again later`);
+    throw new ContentError(`GitHub's answer for ${what} was not JSON; try again later`);
   }
   const error = Array.isArray(data?.errors) ? data.errors[0] : undefined;
   if (error) {
@@ -335,7 +327,7 @@ export async function githubGraphql<T>(
     );
   }
   if (data?.data === undefined || data.data === null) {
-    throw new GithubFormatError(`GitHub's answer for ${what} held no data; try again later`);
+    throw new ContentError(`GitHub's answer for ${what} held no data; try again later`);
   }
   return { data: data.data, headers: result.headers };
 }

@@ -24,7 +24,7 @@ import { callTool, hint, messageFact, ph, readPage } from "../../hint.ts";
 import { envelopeReady, yamlModule } from "../../yaml.ts";
 import { codeDocument, type CodeFile } from "../../content/code/files.ts";
 import { Document, type DocumentFact, type Sized } from "../../content/document/document.ts";
-import { SourceError } from "../errors.ts";
+import { ContentError, SourceError } from "../../errors.ts";
 import { trusted } from "../../trust.ts";
 import { LARGE_MAX_BYTES } from "../../net/fetch.ts";
 import { NetError } from "../../net/errors.ts";
@@ -108,19 +108,6 @@ function typeFact(type: typeof GITHUB_TYPES[number]): DocumentFact {
 
 const API = fact("api", trusted.text`GitHub`);
 
-/**
- * Content this source cannot serve (a binary file, a refused URL shape, a
- * missing wiki): named like the content layer's errors, so the page tools
- * and the HTTP API report it as unreadable content, not as a failure.
- */
-export class GithubContentError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Files
 
@@ -159,10 +146,11 @@ export async function loadFile(
     encodePath(t.path)
   }`;
   if (text === undefined) {
-    throw new GithubContentError(
+    throw new ContentError(
       `${t.path} in ${t.owner}/${t.repo} is a binary file (${
         result!.bytes.length
       } bytes, not UTF-8) and cannot be read as text; look for its source or documentation instead, or download it from ${raw}`,
+      { kind: "unsupported_type" },
     );
   }
   const lineCount = text.endsWith("\n") ? text.split("\n").length - 1 : text.split("\n").length;
@@ -507,7 +495,7 @@ export async function loadTree(
     options,
   );
   if (!Array.isArray(r.data)) {
-    throw new GithubContentError(
+    throw new ContentError(
       `${t.path} in ${t.owner}/${t.repo} is a file, not a directory; read it with action=file (or its blob URL)`,
     );
   }
@@ -587,7 +575,7 @@ async function loadDiscussion(
   );
   const d = obj(obj(r.data, "repository"), "discussion");
   if (!d || (!str(d, "title") && !str(d, "body"))) {
-    throw new GithubContentError(`Not found on GitHub: ${what} does not exist, or it is private`);
+    throw new ContentError(`Not found on GitHub: ${what} does not exist, or it is private`);
   }
   const rendered = renderDiscussion(d);
   const comments = obj(d, "comments");
@@ -649,14 +637,14 @@ async function loadWiki(
     deadlineMs: 15_000,
   });
   if (!r) {
-    throw new GithubContentError(
+    throw new ContentError(
       t.page
         ? `the wiki of ${t.owner}/${t.repo} has no page '${page}' (or the repository has no wiki); list its pages at https://github.com/${t.owner}/${t.repo}/wiki/Home`
         : `${t.owner}/${t.repo} has no wiki (or it is private); read its README with the github tool (action=repo)`,
     );
   }
   const text = decodeText(r.bytes);
-  if (text === undefined) throw new GithubContentError(`the wiki page ${page} is not UTF-8 text`);
+  if (text === undefined) throw new ContentError(`the wiki page ${page} is not UTF-8 text`);
   return new Document({
     url: `https://github.com/${t.owner}/${t.repo}/wiki${t.page ? `/${encodePath(page)}` : ""}`,
     kind: "markdown",
@@ -693,7 +681,7 @@ async function loadCompare(
   options: GithubLoadOptions,
 ): Promise<Document> {
   if (!/^[A-Za-z0-9._\/+@^~:-]{1,300}(?:\.{2,3}[A-Za-z0-9._\/+@^~:-]{1,300})?$/.test(t.spec)) {
-    throw new GithubContentError(
+    throw new ContentError(
       `'${
         t.spec.slice(0, 80)
       }' is not a comparison; accepted form: base...head, e.g. https://github.com/${t.owner}/${t.repo}/compare/v1.0...v1.1`,
@@ -746,7 +734,7 @@ async function loadReleases(
   );
   const list = arr(r.data);
   if (list.length === 0) {
-    throw new GithubContentError(
+    throw new ContentError(
       `${repo} has no releases; its tags are at https://github.com/${repo}/tags and its history with the github tool (action=repo)`,
     );
   }
@@ -857,7 +845,7 @@ export function loadTarget(
     case "releases":
       return loadReleases(target, options);
     case "refused":
-      return Promise.reject(new GithubContentError(target.message));
+      return Promise.reject(new ContentError(target.message));
   }
 }
 

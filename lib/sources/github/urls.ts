@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { SourceError } from "../errors.ts";
+import { SourceError } from "../../errors.ts";
 
 /** An owner or repository name as GitHub allows them. */
 export const NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$/;

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { ContentError } from "../../errors.ts";
 import { codeDocument } from "../../content/code/files.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
@@ -426,20 +427,11 @@ export async function hubGet(
   });
 }
 
-/** A body that is not the JSON the Hub documents; named like the content layer's errors. */
-export class HubFormatError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
-  }
-}
-
 function parseJson<T>(r: FetchResult, what: string): T {
   try {
     return r.json<T>();
   } catch {
-    throw new HubFormatError(
+    throw new ContentError(
       `the Hub answered ${what} with malformed JSON; this is usually a passing fault on the Hub's side, try again in a minute`,
     );
   }
@@ -525,7 +517,7 @@ export async function fetchModelInfo(
   }, warnings);
   const info = parseJson<HfModelInfo>(r, `the model info of '${repo}'`);
   if (!info || typeof info !== "object" || typeof info.id !== "string") {
-    throw new HubFormatError(`the Hub's answer for '${repo}' has no model id; try again later`);
+    throw new ContentError(`the Hub's answer for '${repo}' has no model id; try again later`);
   }
   return info;
 }
@@ -955,7 +947,7 @@ export async function fetchTree(
     maxBytes: API_MAX_BYTES,
   }, warnings);
   const entries = parseJson<TreeEntry[]>(r, `the file list of '${repo}'`);
-  if (!Array.isArray(entries)) throw new HubFormatError("the Hub's file list is not a list");
+  if (!Array.isArray(entries)) throw new ContentError("the Hub's file list is not a list");
   return entries.filter((e) => e && typeof e.path === "string");
 }
 
@@ -1267,7 +1259,7 @@ export async function loadFileDocument(
     throw error;
   });
   if (r.bytes.subarray(0, 8000).includes(0)) {
-    throw new HubFormatError(
+    throw new ContentError(
       `${path} is a binary file; only text files are shown (list it with action=tree for its size)`,
     );
   }
@@ -1371,7 +1363,7 @@ export async function searchModels(
   );
   const list = parseJson<HfListed[]>(r, "the model search");
   if (!Array.isArray(list)) {
-    throw new HubFormatError("the Hub's model search did not answer a list");
+    throw new ContentError("the Hub's model search did not answer a list");
   }
   return list.filter((m) => m && typeof m.id === "string");
 }

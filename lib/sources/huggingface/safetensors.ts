@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { ContentError } from "../../errors.ts";
 import { dtypeWidth, humanCount } from "./quant.ts";
 
 /** Largest header read (real headers of sharded checkpoints stay well under this). */
@@ -35,26 +36,17 @@ export interface SafetensorsHeader {
   metadata: Record<string, string>;
 }
 
-/** A header that is not what the format says; named like the content layer's errors. */
-export class SafetensorsError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
-  }
-}
-
 /** Reads the header length from the first 8 bytes. */
 export function headerLength(bytes: Uint8Array): number {
   if (bytes.length < 8) {
-    throw new SafetensorsError(
+    throw new ContentError(
       `the file's first bytes are too short for a safetensors header length (${bytes.length} of 8 bytes)`,
     );
   }
   const n = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
-  if (n < 2n) throw new SafetensorsError("the safetensors header length is implausibly small");
+  if (n < 2n) throw new ContentError("the safetensors header length is implausibly small");
   if (n > BigInt(MAX_HEADER_BYTES)) {
-    throw new SafetensorsError(
+    throw new ContentError(
       `the safetensors header is ${n} bytes, over the ${MAX_HEADER_BYTES}-byte limit this tool reads (or the file is not safetensors)`,
     );
   }
@@ -67,12 +59,12 @@ export function parseHeader(text: string, headerBytes: number): SafetensorsHeade
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new SafetensorsError(
+    throw new ContentError(
       "the safetensors header is not valid JSON (or the file is not safetensors)",
     );
   }
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new SafetensorsError("the safetensors header is not a JSON object");
+    throw new ContentError("the safetensors header is not a JSON object");
   }
   const tensors: TensorInfo[] = [];
   const metadata: Record<string, string> = {};
@@ -88,7 +80,7 @@ export function parseHeader(text: string, headerBytes: number): SafetensorsHeade
       typeof t?.dtype !== "string" || !Array.isArray(t.shape) ||
       !t.shape.every((d) => Number.isInteger(d) && d >= 0)
     ) {
-      throw new SafetensorsError(`tensor entry ${JSON.stringify(name).slice(0, 80)} is malformed`);
+      throw new ContentError(`tensor entry ${JSON.stringify(name).slice(0, 80)} is malformed`);
     }
     const shape = t.shape as number[];
     tensors.push({ name, dtype: t.dtype, shape, elements: shape.reduce((a, b) => a * b, 1) });

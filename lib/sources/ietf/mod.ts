@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { ContentError } from "../../errors.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
 import type { Trusted } from "../../trust.ts";
 import { trusted } from "../../trust.ts";
@@ -45,19 +46,6 @@ export class IetfInputError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "IetfInputError";
-  }
-}
-
-/**
- * Thrown when a service answered with something unreadable (malformed JSON
- * or XML). Named `ContentError` so the page tools and the HTTP API report
- * it as content that could not be read.
- */
-export class IetfDataError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
   }
 }
 
@@ -269,11 +257,11 @@ function subseriesList(v: unknown): SubseriesRef[] {
   return out;
 }
 
-/** Checks the RFC Editor's JSON for RFC `n`; throws {@link IetfDataError} when it is not one. */
+/** Checks the RFC Editor's JSON for RFC `n`; throws {@link ContentError} when it is not one. */
 export function readRfcJson(n: number, data: Json): RfcRecord {
   const docId = /^RFC0*(\d+)$/i.exec(str(data?.doc_id).trim());
   if (typeof data !== "object" || data === null || !docId || Number(docId[1]) !== n) {
-    throw new IetfDataError(
+    throw new ContentError(
       `the RFC Editor's answer for RFC ${n} is not the record of RFC ${n}; try again later, or read ${
         rfcUrl(n)
       }.html`,
@@ -323,7 +311,7 @@ function parseJson(result: FetchResult, what: string): Json {
   try {
     return result.json();
   } catch {
-    throw new IetfDataError(`${what}: the answer is not valid JSON; try again later`);
+    throw new ContentError(`${what}: the answer is not valid JSON; try again later`);
   }
 }
 
@@ -610,10 +598,10 @@ export interface DraftRecord {
   revisions: { rev: string; published: string; name: string }[];
 }
 
-/** Reads Datatracker's document JSON; throws {@link IetfDataError} when it is not a draft's. */
+/** Reads Datatracker's document JSON; throws {@link ContentError} when it is not a draft's. */
 export function readDraftJson(name: string, data: Json): DraftRecord {
   if (typeof data !== "object" || data === null || str(data.name).toLowerCase() !== name) {
-    throw new IetfDataError(
+    throw new ContentError(
       `the Datatracker's answer for ${name} is not that draft's record; try again later, or open ${
         draftUrl(name)
       }`,
@@ -877,7 +865,7 @@ export async function searchRfcs(req: SearchRequest, signal?: AbortSignal): Prom
   }
   const data = parseJson(result, "the Datatracker's search results");
   if (typeof data !== "object" || data === null || !Array.isArray(data.objects)) {
-    throw new IetfDataError(
+    throw new ContentError(
       "the Datatracker's search results have no list of documents; try again later",
     );
   }
@@ -934,7 +922,7 @@ export async function fetchSubseries(
     return readSubseries(result.text());
   } catch (error) {
     if (error instanceof XmlError) {
-      throw new IetfDataError(
+      throw new ContentError(
         `BibXML's answer for ${label} is not readable XML (${error.message}); try again later, or open ${
           subseriesInfoUrl(ref)
         }`,

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { oneLine, type SourceRemote } from "../errors.ts";
+import { ContentError, oneLine } from "../../errors.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { htmlToMarkdown } from "../../content/html/markdown.ts";
 import type { FurniturePolicy } from "../../content/html/markdown.ts";
@@ -29,18 +29,6 @@ import { DEFAULT_MAX_BYTES, type FetchOptions, LARGE_MAX_BYTES } from "../../net
 import { limitFor } from "../../net/limiter.ts";
 import { fetchWebDocument, type LoadOptions } from "../web.ts";
 import type { Source } from "../router.ts";
-
-/** Thrown for input the caller can fix (an unknown wiki, a bad title). */
-export class MediaWikiError extends Error {
-  /** Remote text the error quotes, fenced by the tool result (never in the message). */
-  readonly remote?: SourceRemote;
-  /** Creates the error; the message is shown to the caller. */
-  constructor(message: string, remote?: SourceRemote) {
-    super(message);
-    this.name = "ContentError";
-    this.remote = remote;
-  }
-}
 
 /** Wikimedia project domains: their API is at `/w/api.php`, no probe needed. */
 const WIKIMEDIA =
@@ -87,7 +75,7 @@ export function isWikimediaHost(host: string): boolean {
 /**
  * The host named by `wiki=`: a language code (`de`), a sister project
  * (`wiktionary`, `de.wiktionary`, `wiktionary:de`, `commons`), a host name
- * or a URL. Throws {@link MediaWikiError} for anything else.
+ * or a URL. Throws {@link ContentError} for anything else.
  */
 export function wikiHost(input: string): string {
   const raw = input.trim();
@@ -97,7 +85,7 @@ export function wikiHost(input: string): string {
     try {
       return new URL(raw).hostname.toLowerCase();
     } catch {
-      throw new MediaWikiError(`wiki is not a valid URL: '${raw.slice(0, 100)}'`);
+      throw new ContentError(`wiki is not a valid URL: '${raw.slice(0, 100)}'`);
     }
   }
   if (LANG.test(lower) && !(lower in SISTERS)) return `${lower}.wikipedia.org`;
@@ -113,7 +101,7 @@ export function wikiHost(input: string): string {
     }
   }
   if (/[#?/@\\\s]/.test(raw) || !HOST.test(lower)) {
-    throw new MediaWikiError(
+    throw new ContentError(
       `wiki must be a language code (en, de), a sister project (wiktionary, de.wiktionary, wikidata, commons, wikivoyage), a host name or a full URL; got '${
         raw.slice(0, 100)
       }'`,
@@ -212,12 +200,12 @@ export async function resolveWiki(host: string, signal?: AbortSignal): Promise<P
   return await probe;
 }
 
-/** The wiki for `wiki=`, or a {@link MediaWikiError} saying why not. */
+/** The wiki for `wiki=`, or a {@link ContentError} saying why not. */
 export async function wikiFor(input: string, signal?: AbortSignal): Promise<Wiki> {
   const host = wikiHost(input);
   const probe = await resolveWiki(host, signal);
   if ("wiki" in probe) return probe.wiki;
-  throw new MediaWikiError(
+  throw new ContentError(
     `Could not resolve wiki '${input.slice(0, 100)}' (${host}): ${probe.reason}. ` +
       "Give a language code (en, de), a sister project (wiktionary, wikidata, commons) or the host of a MediaWiki site.",
   );
@@ -250,19 +238,19 @@ export function titleOfUrl(url: URL): string | undefined {
 /** Turns an API failure into an error that says what to do. */
 function statusError(status: number, host: string): Error {
   if (status === 429) {
-    return new MediaWikiError(
+    return new ContentError(
       `${host} is rate limiting (HTTP 429); wait a minute and try again, with fewer requests`,
     );
   }
   if (status >= 500) {
-    return new MediaWikiError(`${host} failed (HTTP ${status}); try again later`);
+    return new ContentError(`${host} failed (HTTP ${status}); try again later`);
   }
   if (status === 401 || status === 403) {
-    return new MediaWikiError(
+    return new ContentError(
       `${host} refused the API request (HTTP ${status}); the wiki may need a login`,
     );
   }
-  return new MediaWikiError(`${host} answered HTTP ${status} to the API request`);
+  return new ContentError(`${host} answered HTTP ${status} to the API request`);
 }
 
 /** Calls the wiki's API with `params` and returns the parsed JSON. */
@@ -282,12 +270,12 @@ export async function apiGet(
   try {
     body = result.json();
   } catch {
-    throw new MediaWikiError(
+    throw new ContentError(
       `${wiki.host} answered with malformed JSON (not a MediaWiki API answer); try again later`,
     );
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new MediaWikiError(`${wiki.host} answered with JSON that is not a MediaWiki API answer`);
+    throw new ContentError(`${wiki.host} answered with JSON that is not a MediaWiki API answer`);
   }
   return body as Record<string, unknown>;
 }
@@ -363,7 +351,7 @@ export async function searchWiki(
   apiFailure(body, wiki);
   const q = body.query as { search?: unknown; searchinfo?: { totalhits?: unknown } } | undefined;
   if (!q || !Array.isArray(q.search)) {
-    throw new MediaWikiError(`${wiki.host} answered the search without results (query.search)`);
+    throw new ContentError(`${wiki.host} answered the search without results (query.search)`);
   }
   const hits: SearchHit[] = [];
   for (const raw of q.search as Record<string, unknown>[]) {
@@ -392,9 +380,9 @@ function apiFailure(body: Record<string, unknown>, wiki: Wiki): void {
     ? error.code
     : "unknown";
   if (code === "readapidenied" || code === "mustbeloggedin") {
-    throw new MediaWikiError(`${wiki.host} does not let anonymous clients read its API (${code})`);
+    throw new ContentError(`${wiki.host} does not let anonymous clients read its API (${code})`);
   }
-  throw new MediaWikiError(`${wiki.host} refused the request: API error '${code}'`);
+  throw new ContentError(`${wiki.host} refused the request: API error '${code}'`);
 }
 
 /** Parses `title` on `wiki` (following redirects); a missing page is an error with suggestions. */
@@ -423,24 +411,26 @@ export async function parsePage(wiki: Wiki, title: string, signal?: AbortSignal)
       suggestions = (await searchWiki(wiki, title, { limit: 5, offset: 0, namespace: 0, signal }))
         .hits.map((h) => h.title);
     } catch { /* suggestions are a courtesy */ }
-    throw new MediaWikiError(
+    throw new ContentError(
       `${wiki.host} has no page titled '${oneLine(title)}'` +
         (suggestions.length > 0
           ? "; the wiki's search has similar titles (below): fetch one by its exact title"
           : "; check the spelling, or use action='search'"),
-      suggestions.length > 0
-        ? {
-          body: suggestions.map((s) => oneLine(s)).join("\n"),
-          contentType: "text/plain",
-          label: "similar titles from the wiki's search",
-        }
-        : undefined,
+      {
+        remote: suggestions.length > 0
+          ? {
+            body: suggestions.map((s) => oneLine(s)).join("\n"),
+            contentType: "text/plain",
+            label: "similar titles from the wiki's search",
+          }
+          : undefined,
+      },
     );
   }
   apiFailure(body, wiki);
   const parse = body.parse as Record<string, unknown> | undefined;
   if (!parse || typeof parse.text !== "string" || typeof parse.title !== "string") {
-    throw new MediaWikiError(`${wiki.host} answered the parse request without the page's HTML`);
+    throw new ContentError(`${wiki.host} answered the parse request without the page's HTML`);
   }
   const redirects = Array.isArray(parse.redirects)
     ? parse.redirects as { from?: unknown; to?: unknown }[]

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { ContentError } from "../../errors.ts";
 import { credential } from "../../config.ts";
 import { log } from "../../log.ts";
 import { defaultNet } from "../../net/default.ts";
@@ -45,15 +46,6 @@ export function redditCredentials(): { id: string; secret: string } | undefined 
 export type Access = "oauth" | "public";
 
 let token: { value: string; expires: number } | undefined;
-
-/** A body that is not the JSON Reddit documents, or content Reddit withholds. */
-export class RedditContentError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "ContentError";
-  }
-}
 
 async function mint(
   creds: { id: string; secret: string },
@@ -236,7 +228,7 @@ export async function redditJson(
   try {
     data = JSON.parse(result.text());
   } catch {
-    throw new RedditContentError(
+    throw new ContentError(
       `Reddit's answer for ${what} was not JSON (${result.contentType || "no type"}); ${
         access === "public"
           ? `Reddit may be blocking unauthenticated requests: ${SETUP}`
@@ -247,7 +239,7 @@ export async function redditJson(
   if (data !== null && typeof data === "object" && !Array.isArray(data)) {
     const d = data as Record<string, unknown>;
     if (typeof d.error === "number" || (typeof d.reason === "string" && !("kind" in d))) {
-      throw new RedditContentError(
+      throw new ContentError(
         `Reddit answered with an error for ${what}: ${
           String(d.message ?? d.reason ?? d.error).slice(0, 100)
         }`,

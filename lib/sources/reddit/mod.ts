@@ -30,7 +30,8 @@
 import { hint, messageFact, ph, readOutline, readPage } from "../../hint.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { trusted } from "../../trust.ts";
-import { type Access, RedditContentError, redditJson } from "./api.ts";
+import { type Access, redditJson } from "./api.ts";
+import { ContentError } from "../../errors.ts";
 import {
   children,
   dataOf,
@@ -116,13 +117,13 @@ async function loadThread(
 /** The post and comments of a `/comments/<id>` answer, checked. */
 function threadOf(data: unknown, what: string, id: string, access: Access): Thread {
   if (!Array.isArray(data) || data.length < 2) {
-    throw new RedditContentError(
+    throw new ContentError(
       `Reddit's answer for ${what} was not the pair of listings (post, comments) it documents; try again later`,
     );
   }
   const post = dataOf(children(data[0])[0]);
   if (!post || children(data[0])[0].kind !== "t3") {
-    throw new RedditContentError(
+    throw new ContentError(
       `Not found on Reddit: post ${id} is not in the answer; check the id`,
     );
   }
@@ -328,7 +329,7 @@ async function loadPost(
   }
   if (target.comment) {
     if (!rendered.stats.ids.includes(target.comment)) {
-      throw new RedditContentError(
+      throw new ContentError(
         `Not found on Reddit: comment ${target.comment} is not in post ${target.id} (deleted, or a wrong id); read the whole thread at ${base}`,
       );
     }
@@ -438,7 +439,7 @@ async function loadListing(
   const what = target.subreddit ? `r/${target.subreddit}` : "the front page";
   const { data, access } = await redditJson(apiPath(target), what, signal);
   if (str(data, "kind") !== "Listing") {
-    throw new RedditContentError(
+    throw new ContentError(
       `Reddit's answer for ${what} was not the Listing it documents; check the subreddit name`,
     );
   }
@@ -492,7 +493,7 @@ async function loadSearch(
   const what = `the search of ${where}`;
   const { data, access } = await redditJson(apiPath(target), what, signal);
   if (str(data, "kind") !== "Listing") {
-    throw new RedditContentError(
+    throw new ContentError(
       `Reddit's answer for ${what} was not the Listing it documents; try again later`,
     );
   }
@@ -542,12 +543,12 @@ async function loadUser(
   const about = await redditJson(`/user/${target.name}/about?raw_json=1`, who, signal);
   const a = dataOf(about.data);
   if (str(about.data, "kind") !== "t2" || !a) {
-    throw new RedditContentError(
+    throw new ContentError(
       `Not found on Reddit: ${who} does not exist, or the account was deleted`,
     );
   }
   if (a.is_suspended === true) {
-    throw new RedditContentError(
+    throw new ContentError(
       `${who} is suspended: Reddit serves neither the profile nor its posts; nothing to read`,
     );
   }
@@ -590,9 +591,9 @@ async function loadUser(
 /** Loads the Document for a Reddit URL. */
 export async function loadReddit(url: URL, signal?: AbortSignal): Promise<Document> {
   const target = parseRedditUrl(url);
-  if (!target) throw new RedditContentError(`${url.hostname} is not a Reddit host`);
+  if (!target) throw new ContentError(`${url.hostname} is not a Reddit host`);
   if (target.kind === "unsupported") {
-    throw new RedditContentError(
+    throw new ContentError(
       `Cannot read this Reddit URL: ${target.reason}. Supported: posts (/r/<sub>/comments/<id>/), comment permalinks, redd.it/<id>, subreddit listings (/r/<sub>/<hot|new|top|rising|controversial>/, t= and after=), search (/search?q=<words>, /r/<sub>/search?q=<words>) and user pages (/user/<name>/)`,
     );
   }
