@@ -278,3 +278,12 @@ export const trusted: TrustedConstructors = {
     return make(chars.slice(0, Math.max(1, max - 1)).join("") + "…");
   },
 };
+
+/** A scalar the frontmatter accepts: a {@link Trusted} string, a number or a boolean. */
+export type FrontmatterScalar = Trusted | number | boolean;
+/** A value the frontmatter accepts; `null` and `undefined` are skipped. */
+export type FrontmatterValue =
+  | FrontmatterScalar
+  | readonly FrontmatterScalar[]
+  | null
+  | undefined;

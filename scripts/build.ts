@@ -38,7 +38,7 @@
  */
 import meta from "../deno.json" with { type: "json" };
 import { permissions, shellQuote } from "../lib/install/launch.ts";
-import { binaryFlags } from "../lib/runtime/privileges.ts";
+import { binaryFlags } from "../lib/install/launch.ts";
 import { grammarSpecifier } from "../lib/content/code/languages.ts";
 import { RUNTIME_PACKAGE } from "../lib/content/code/outline.ts";
 import { brotliCompressSync, constants as zlib } from "node:zlib";

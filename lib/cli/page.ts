@@ -29,7 +29,7 @@ import { parseFences } from "../envelope/fence.ts";
 import { envelopeReady, parseFrontmatter } from "../envelope/frontmatter.ts";
 import type { ToolResult } from "../envelope/response.ts";
 import { toolFailure } from "../tools/failure.ts";
-import { palette, progress, textReport } from "../terminal.ts";
+import { palette, progress, textReport } from "./terminal.ts";
 import { cliCommand, invokedFrom } from "./invocation.ts";
 import { applySharedFlags, UsageError } from "./spec.ts";
 

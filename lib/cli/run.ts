@@ -16,7 +16,8 @@ import type { Flags } from "../flags.ts";
 import { log, setLogLevel } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { CLIENT_IDS } from "../install/clients.ts";
-import { dropPrivileges, dropWanted } from "../runtime/privileges.ts";
+import { dropWanted } from "../install/launch.ts";
+import { dropPrivileges } from "../runtime/privileges.ts";
 import type { ToolDefinition } from "../tools/registry.ts";
 import { cliCommand } from "./invocation.ts";
 import {
@@ -384,7 +385,7 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
     if (config.tools !== undefined) await core.served();
     // A person who started the server by hand learns what it is and what to do instead.
     if (Deno.stdin.isTerminal()) {
-      const { palette, serveBanner } = await import("../terminal.ts");
+      const { palette, serveBanner } = await import("./terminal.ts");
       console.error(serveBanner(
         { name: SERVER_NAME, version: VERSION, command: cliCommand() },
         palette(Deno.stderr.isTerminal(), env("NO_COLOR")),

@@ -18,17 +18,17 @@ import { envelopeReady, yamlModule } from "../yaml.ts";
 
 export { envelopeReady, yamlModule };
 import { expandToolRefs } from "../config.ts";
-import { isTrusted, Trusted, trusted, UntrustedValueError } from "../trust.ts";
+import {
+  type FrontmatterScalar,
+  type FrontmatterValue,
+  isTrusted,
+  Trusted,
+  trusted,
+  UntrustedValueError,
+} from "../trust.ts";
 import { processTipLedger, type TipLedger, tipText } from "./tips.ts";
 
-/** A scalar the frontmatter accepts. */
-export type FrontmatterScalar = Trusted | number | boolean;
-/** A value the frontmatter accepts; `null` and `undefined` are skipped. */
-export type FrontmatterValue =
-  | FrontmatterScalar
-  | readonly FrontmatterScalar[]
-  | null
-  | undefined;
+export type { FrontmatterScalar, FrontmatterValue };
 
 /** Keys that collect values from several contributors, in canonical order. */
 export const APPEND_KEYS = [

@@ -13,7 +13,6 @@
  *
  * @module
  */
-import { dropWanted } from "../runtime/privileges.ts";
 import type { Flags } from "../flags.ts";
 import {
   checkedCredential,
@@ -24,7 +23,7 @@ import {
   looseMode,
   oneOf,
 } from "../config.ts";
-import { BIND_NETWORKS, currentInstallation, DENIED_NETWORKS } from "./launch.ts";
+import { BIND_NETWORKS, currentInstallation, DENIED_NETWORKS, dropWanted } from "./launch.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 
 /** How a check came out. */

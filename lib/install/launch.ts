@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { envFlag } from "../config.ts";
 import { shellQuote } from "../shell.ts";
 
 /**
@@ -199,6 +200,31 @@ export function currentInstallation(
     return { kind: "script", deno: "npx", denoArgs: ["-y", `deno@${denoVersion}`], script };
   }
   return { kind: "script", deno: execPath, denoArgs: [], script };
+}
+
+/**
+ * Flags baked into compiled binaries: the stdio server's, plus read, write,
+ * run and `sys=homedir` for `install`, `doctor` and rendering; `serve`
+ * drops them again (`dropPrivileges` in `lib/runtime/privileges.ts`).
+ */
+export function binaryFlags(): string[] {
+  return [
+    ...permissions({ mode: "stdio" }).flags,
+    "--allow-read",
+    "--allow-write",
+    "--allow-run",
+    "--allow-sys=homedir",
+  ];
+}
+
+/** Whether `serve` should give up permissions: in a compiled binary, or when asked. */
+export function dropWanted(): boolean {
+  if (envFlag("PARKOUR_DROP_PRIVILEGES")) return true;
+  try {
+    return currentInstallation().kind === "binary";
+  } catch {
+    return false;
+  }
 }
 
 /** A command an MCP client runs to start the server. */

@@ -2,45 +2,20 @@
  * Giving up permissions after start-up. A compiled binary carries one set of
  * baked flags for every subcommand, and `install` and `doctor` need to read
  * and write client configuration and run `claude`; the server needs none of
- * that. So a binary is built with {@link binaryFlags}, and `serve` in a
- * binary (or with `PARKOUR_DROP_PRIVILEGES=1`) reads its credential files,
- * opens its shelf store, then revokes read, write, run and sys, keeping only
- * the network (with private ranges denied at the socket) and the environment.
- * `PARKOUR_RENDER=1` keeps what headless rendering needs.
+ * that. So `serve` in a binary (or with `PARKOUR_DROP_PRIVILEGES=1`; whether
+ * to is `dropWanted` in `lib/install/launch.ts`, which knows the
+ * installation) reads its credential files, opens its shelf store, then
+ * revokes read, write, run and sys, keeping only the network (with private
+ * ranges denied at the socket) and the environment. `PARKOUR_RENDER=1` keeps
+ * what headless rendering needs.
  *
  * @module
  */
 import { envFlag, preloadConfigFiles } from "../config.ts";
 import { log } from "../log.ts";
-import { currentInstallation, permissions } from "../install/launch.ts";
 
 /** The permissions revoked, in order. */
 export const DROPPED: readonly Deno.PermissionName[] = ["read", "write", "run", "sys"];
-
-/**
- * Flags baked into compiled binaries: the stdio server's, plus read, write,
- * run and `sys=homedir` for `install`, `doctor` and rendering; `serve`
- * drops them again ({@link dropPrivileges}).
- */
-export function binaryFlags(): string[] {
-  return [
-    ...permissions({ mode: "stdio" }).flags,
-    "--allow-read",
-    "--allow-write",
-    "--allow-run",
-    "--allow-sys=homedir",
-  ];
-}
-
-/** Whether `serve` should give up permissions: in a compiled binary, or when asked. */
-export function dropWanted(): boolean {
-  if (envFlag("PARKOUR_DROP_PRIVILEGES")) return true;
-  try {
-    return currentInstallation().kind === "binary";
-  } catch {
-    return false;
-  }
-}
 
 let dropped: Deno.PermissionName[] = [];
 

@@ -31,7 +31,7 @@ import {
 import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
-import type { CitationInput, Retraction } from "../shelf/record.ts";
+import type { CitationInput, Retraction } from "../citation.ts";
 import { type Enrichment, formattedCitation } from "./doi/crossref.ts";
 import { checkedEnrichment, type EnrichmentFailure, uncheckedWarning } from "./doi/checked.ts";
 import type { Source } from "./router.ts";

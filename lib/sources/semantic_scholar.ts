@@ -22,7 +22,7 @@ import { env, s2ApiKey, s2LicenceAccepted } from "../config.ts";
 import { SourceError } from "../errors.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { defaultNet } from "../net/default.ts";
-import type { CitationInput, Retraction, WorkKind } from "../shelf/record.ts";
+import type { CitationInput, Retraction, WorkKind } from "../citation.ts";
 import { type Enrichment, formattedCitation } from "./doi/crossref.ts";
 import {
   type CheckedEnrichment,

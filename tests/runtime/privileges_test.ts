@@ -7,7 +7,7 @@
  * keep what it needs.
  */
 import assert from "node:assert/strict";
-import { binaryFlags } from "../../lib/runtime/privileges.ts";
+import { binaryFlags } from "../../lib/install/launch.ts";
 import { callTool, startServer, stderrSettled } from "../support/mcp_client.ts";
 import { openLoopback } from "../support/process.ts";
 

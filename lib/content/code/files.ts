@@ -22,7 +22,7 @@
  * @module
  */
 import { Document, type DocumentFact } from "../document/document.ts";
-import type { CitationInput } from "../../shelf/record.ts";
+import type { CitationInput } from "../../citation.ts";
 import { trusted } from "../../trust.ts";
 import { languageOf } from "./languages.ts";
 import { type Definition, flatten, outline, OutlineUnavailable } from "./outline.ts";

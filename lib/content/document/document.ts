@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { FrontmatterValue } from "../../envelope/frontmatter.ts";
+import type { FrontmatterValue } from "../../trust.ts";
 import type { Message } from "../../hint.ts";
-import type { CitationInput } from "../../shelf/record.ts";
+import type { CitationInput } from "../../citation.ts";
 import { abortable } from "../../abort.ts";
 import { freeArrays } from "../../runtime/memory.ts";
 import { type AnchorSource, AnchorTable } from "./anchors.ts";

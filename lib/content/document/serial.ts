@@ -13,8 +13,7 @@
  * @module
  */
 import { gunzipSync, gzipSync } from "node:zlib";
-import type { FrontmatterScalar, FrontmatterValue } from "../../envelope/frontmatter.ts";
-import { Trusted, trusted } from "../../trust.ts";
+import { type FrontmatterScalar, type FrontmatterValue, Trusted, trusted } from "../../trust.ts";
 import { Document, type DocumentFact, type DocumentInit } from "./document.ts";
 
 /** Format version; an entry of another version reads as a miss. */

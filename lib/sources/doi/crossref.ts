@@ -23,7 +23,7 @@
  */
 import { defaultNet } from "../../net/default.ts";
 import type { FetchResult } from "../../net/fetch.ts";
-import type { Retraction } from "../../shelf/record.ts";
+import type { Retraction } from "../../citation.ts";
 
 /** A correction notice. */
 export interface Correction {

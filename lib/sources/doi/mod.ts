@@ -21,7 +21,7 @@ import { Document, type DocumentFact } from "../../content/document/document.ts"
 import { type Trusted, trusted } from "../../trust.ts";
 import { callTool, messageFact, seeAlso } from "../../hint.ts";
 import { NetError } from "../../net/errors.ts";
-import type { CitationInput, WorkKind } from "../../shelf/record.ts";
+import type { CitationInput, WorkKind } from "../../citation.ts";
 import {
   type CslItem,
   cslJson,

@@ -28,7 +28,7 @@ import { ContentError, SourceError } from "../../errors.ts";
 import { trusted } from "../../trust.ts";
 import { LARGE_MAX_BYTES } from "../../net/fetch.ts";
 import { NetError } from "../../net/errors.ts";
-import type { CitationInput } from "../../shelf/record.ts";
+import type { CitationInput } from "../../citation.ts";
 import { githubScorecard } from "../depsdev.ts";
 import {
   GITHUB_RAW,

@@ -23,7 +23,7 @@ import { callTool, hint, messageFact, ph, seeAlso } from "../../hint.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import type { FetchResult } from "../../net/fetch.ts";
-import type { CitationInput } from "../../shelf/record.ts";
+import type { CitationInput } from "../../citation.ts";
 import { formattedCitation } from "../doi/crossref.ts";
 import { readSubseries, type SubseriesMember, XmlError } from "./bibxml.ts";
 import type { Source } from "../router.ts";

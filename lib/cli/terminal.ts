@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { OutlineEntry } from "./views/view.ts";
+import type { OutlineEntry } from "../views/view.ts";
 
 /** Styles applied to terminal text; all identity functions when colour is off. */
 export interface Palette {
