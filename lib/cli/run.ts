@@ -355,7 +355,7 @@ async function runServe(flags: Flags, options: MainOptions): Promise<number> {
   const cacheValue = cacheFlag ?? env("PARKOUR_CACHE");
   let sharedCache: { close(): Promise<void> } | undefined;
   if (cacheValue) {
-    const { openSharedStore, parseCacheSpec } = await import("../net/shared.ts");
+    const { openSharedStore, parseCacheSpec } = await import("../net/open_store.ts");
     sharedCache = await openSharedStore(
       parseCacheSpec(cacheValue, cacheFlag ? "--cache" : "PARKOUR_CACHE"),
     ).catch((error) => {

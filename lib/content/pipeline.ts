@@ -3,7 +3,7 @@
  *
  * | served as                                   | becomes                               |
  * |---------------------------------------------|---------------------------------------|
- * | text/html, application/xhtml+xml            | Markdown by `html.ts`, furniture gone |
+ * | text/html, application/xhtml+xml            | Markdown by `convert/html.ts`, furniture gone |
  * | text/markdown (or a .md URL served as text) | itself                                |
  * | text/plain                                  | itself, lines that look like headings escaped |
  * | application/json, +json                     | pretty-printed in a json code block   |
@@ -15,15 +15,13 @@
  *
  * @module
  */
-import { Document, type DocumentInit, type DocumentKind } from "./document/document.ts";
+import { Document, type DocumentKind } from "./document/document.ts";
 import { codeDocument } from "./code/files.ts";
 import { isSourcePath } from "./code/languages.ts";
-import { defaultFurniture } from "./extract/furniture.ts";
-import { htmlToMarkdown } from "./html/markdown.ts";
-import { selectMainContent } from "./extract/select.ts";
 import { AnchorTable } from "./document/anchors.ts";
 import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./workers/pool.ts";
-import type { IndexParts } from "./workers/convert_worker.ts";
+import type { IndexParts } from "./workers/messages.ts";
+import { convertHtml, type HtmlOptions } from "./convert/html.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
 import { SearchIndex } from "./search/bm25.ts";
 import { currentProgress } from "../runtime/progress.ts";
@@ -238,59 +236,7 @@ export async function toDocument(
   }
 }
 
-/** Options of {@link htmlDocument}. */
-export interface HtmlOptions {
-  /** Keep the whole page: no furniture dropping, no content selection. */
-  fullPage?: boolean;
-  /** Served through a proxy. */
-  degraded?: boolean;
-  /** Media type as served. */
-  contentType?: string;
-}
-
-/**
- * The fields of an HTML page's Document (main content selected; everything
- * kept if that leaves nothing): plain data, so a worker can compute them.
- */
-export function convertHtml(
-  html: string,
-  url: string,
-  options: HtmlOptions = {},
-): DocumentInit & { kind: "html" } {
-  const contentType = options.contentType ?? "text/html";
-  const degraded = options.degraded ?? false;
-  let converted = options.fullPage ? htmlToMarkdown(html, { baseUrl: url }) : htmlToMarkdown(html, {
-    baseUrl: url,
-    furniture: defaultFurniture,
-    select: selectMainContent,
-  });
-  if (converted.markdown.trim() === "" && converted.droppedChars + converted.deselectedChars > 0) {
-    converted = htmlToMarkdown(html, { baseUrl: url });
-  }
-  const total = converted.textChars;
-  const visible = converted.markdown.length < 2000
-    ? converted.markdown.replace(/\s+/g, "").length
-    : Infinity;
-  const jsShell = visible < 200 &&
-    (converted.shell.noscriptMentionsJs || converted.shell.appRoots.length > 0 ||
-      converted.shell.scripts >= 3);
-  return {
-    url,
-    kind: "html",
-    title: converted.title,
-    markdown: converted.markdown,
-    anchors: converted.anchors,
-    canonicalUrl: converted.canonicalUrl,
-    contentType,
-    description: converted.description,
-    lang: converted.lang,
-    jsShell,
-    droppedShare: total > 0
-      ? (converted.droppedChars + converted.deselectedChars) / (total + converted.droppedChars)
-      : 0,
-    degraded,
-  };
-}
+export type { HtmlOptions };
 
 /** An HTML page to a Document, on this thread. */
 export function htmlDocument(html: string, url: string, options: HtmlOptions = {}): Document {

@@ -42,8 +42,8 @@ import { NetError } from "../net/errors.ts";
 import { ContentError, SourceError } from "../errors.ts";
 import { tokenizerReady } from "../content/tokens/count.ts";
 import { log } from "../log.ts";
-import { loadDocument, type Loaded, ownsFragment, recount, sourceName } from "../sources/router.ts";
-import type { LoadOptions, LoadStage } from "../sources/web.ts";
+import { loadDocument, ownsFragment, recount, sourceName } from "../sources/router.ts";
+import type { Loaded, LoadOptions, LoadStage } from "../sources/source.ts";
 import { type HintContext, readOutline, renderMessage } from "../hint.ts";
 import { fillFrontmatter, pageHead, type PageUrl, pageUrl } from "../views/page.ts";
 import {

@@ -34,8 +34,7 @@ import { NetError } from "../net/errors.ts";
 import type { CitationInput, Retraction } from "../citation.ts";
 import { type Enrichment, formattedCitation } from "./doi/crossref.ts";
 import { checkedEnrichment, type EnrichmentFailure, uncheckedWarning } from "./doi/checked.ts";
-import type { Source } from "./router.ts";
-import type { LoadOptions } from "./web.ts";
+import type { LoadOptions, Source } from "./source.ts";
 
 /** The API endpoint. */
 export const ARXIV_API = "https://export.arxiv.org/api/query";

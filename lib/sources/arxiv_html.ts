@@ -12,8 +12,8 @@
 import { Document, type DocumentFact } from "../content/document/document.ts";
 import { trusted } from "../trust.ts";
 import { ARXIV_ID_PATTERN, arxivDoi, fetchPaper, paperCitation, parseArxivId } from "./arxiv.ts";
-import type { Source } from "./router.ts";
-import { fetchWebDocument, type LoadOptions } from "./web.ts";
+import type { LoadOptions, Source } from "./source.ts";
+import { fetchWebDocument } from "./web.ts";
 
 /** The arXiv id of an `arxiv.org/html/<id>` URL, or undefined. */
 function htmlId(url: URL) {

@@ -38,7 +38,7 @@ import { defaultNet } from "../net/default.ts";
 import { NetError } from "../net/errors.ts";
 import { DEFAULT_MAX_BYTES, type FetchResult } from "../net/fetch.ts";
 import type { Limit } from "../net/limiter.ts";
-import type { LoadOptions } from "./web.ts";
+import type { LoadOptions } from "./source.ts";
 
 /** Post ids asked for in one `posts.json` request. */
 export const BATCH = 20;

@@ -3,8 +3,8 @@
  * take the generic web path. Documents are kept in the page cache, keyed by
  * the URL without its fragment, so a follow-up call never refetches.
  *
- * A source is one module in this folder that exports a {@link Source}; adding
- * one is adding it to {@link SOURCES}.
+ * A source is one module in this folder that exports a {@link Source}
+ * (`source.ts`); adding one is adding it to {@link SOURCES}.
  *
  * @module
  */
@@ -15,7 +15,8 @@ import { pageCacheFromEnv } from "../net/default.ts";
 import { reclaimMemory } from "../runtime/memory.ts";
 import { workersBusy } from "../content/workers/pool.ts";
 import { keyId, type PageKey, staticKey, withoutFragment } from "../net/page_key.ts";
-import { fetchWebDocument, type LoadOptions } from "./web.ts";
+import { fetchWebDocument } from "./web.ts";
+import type { Loaded, LoadOptions, Source } from "./source.ts";
 import { sharedLoad, sharedLookup } from "./shared_cache.ts";
 import { ietfSource } from "./ietf/mod.ts";
 import { arxivSource } from "./arxiv.ts";
@@ -26,23 +27,6 @@ import { githubSource } from "./github/mod.ts";
 import { huggingfaceSource } from "./huggingface/mod.ts";
 import { redditSource } from "./reddit/mod.ts";
 import { mediawikiSource } from "./mediawiki/mod.ts";
-
-/** A first-party source. */
-export interface Source {
-  /** Name, for logs. */
-  name: string;
-  /** Whether this source serves `url`. */
-  detect(url: URL): boolean;
-  /** Loads the Document for `url`. */
-  load(url: URL, options: LoadOptions): Promise<Document>;
-  /**
-   * Whether a URL fragment is this source's own address form (GitHub's
-   * `#L10-L20` line anchors) rather than a section name.
-   */
-  ownsFragment?(url: URL, fragment: string): boolean;
-  /** The view a fragment it owns selects of a loaded Document, if any. */
-  fragmentView?(doc: Document, fragment: string): Promise<Document | undefined>;
-}
 
 /** Sources tried before the generic web path, in order. */
 export const SOURCES: Source[] = [
@@ -62,14 +46,6 @@ let cache: PageCache<Document> | undefined;
 /** The process's page cache of Documents. */
 export function pageCache(): PageCache<Document> {
   return (cache ??= pageCacheFromEnv<Document>((doc) => doc.approxBytes(), (doc) => doc.release()));
-}
-
-/** A Document and whether it came from the cache. */
-export interface Loaded {
-  /** The document. */
-  doc: Document;
-  /** True when served from the page cache. */
-  cached: boolean;
 }
 
 function sourceOfUrl(url: string): Source | undefined {
@@ -140,7 +116,10 @@ export async function loadDocument(url: string, options: LoadOptions): Promise<L
   if (!flight) {
     const controller = new AbortController();
     const shared = { ...options, signal: controller.signal };
-    const load = () => source ? source.load(parsed, shared) : fetchWebDocument(page, shared);
+    const load = () =>
+      source
+        ? source.load(parsed, { ...shared, sources: SOURCES })
+        : fetchWebDocument(page, shared);
     const promise = sharedLoad(keyId(key), load, controller.signal)
       .then((doc) => {
         pageCache().set(key, doc);

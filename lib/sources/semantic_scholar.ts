@@ -30,8 +30,7 @@ import {
   type EnrichmentFailure,
   uncheckedWarning,
 } from "./doi/checked.ts";
-import type { Source } from "./router.ts";
-import type { LoadOptions } from "./web.ts";
+import type { LoadOptions, Source } from "./source.ts";
 
 /** The Graph API base. */
 export const S2_API_BASE = "https://api.semanticscholar.org/graph/v1";

@@ -10,36 +10,11 @@ import { expectOk } from "../net/fetch.ts";
 import { freeArrays } from "../runtime/memory.ts";
 import { detectCharset } from "../net/charset.ts";
 import { discourseTopicOf, loadTopic } from "./discourse.ts";
+import type { LoadOptions } from "./source.ts";
 
 /** What the web path asks servers for, in order of preference. */
 export const ACCEPT =
   "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/json;q=0.8,application/xml;q=0.7,application/pdf;q=0.7,*/*;q=0.5";
-
-/**
- * Stages of a load, reported as they begin: `cached` (served from the page
- * cache), `fetching` (asking the source or the web), `converting` (the
- * response is in; turning it into a Document).
- */
-export type LoadStage = "cached" | "fetching" | "converting";
-
-/** Options of a load. */
-export interface LoadOptions {
-  /** Cap on the body. */
-  maxBytes: number;
-  /** Cancels the load. */
-  signal?: AbortSignal;
-  /** Keep the whole page: no main-content extraction. */
-  fullPage?: boolean;
-  /** Called as each stage of the load begins (progress for streaming callers). */
-  onStage?: (stage: LoadStage) => void;
-  /**
-   * Whether the call's view reads the page's indexes (slices, search, a
-   * question): `true` waits for indexes being built in the background, even
-   * on the load this call started; `false` (an outline, a section, the whole
-   * page) never waits for them; unset waits unless this call started the load.
-   */
-  needsIndex?: boolean;
-}
 
 /** Fetches `url` and converts it. */
 export async function fetchWebDocument(url: string, options: LoadOptions): Promise<Document> {

@@ -12,7 +12,8 @@ import type { ToolResult } from "../envelope/response.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { type Trusted, trusted } from "../trust.ts";
 import { currentShelf } from "../shelf/mod.ts";
-import { loadDocument, type Loaded } from "../sources/router.ts";
+import { loadDocument } from "../sources/router.ts";
+import type { Loaded } from "../sources/source.ts";
 import { type HintContext, renderMessage } from "../hint.ts";
 import { type Loader, loadWithinLimit } from "../views/limit.ts";
 import {

@@ -10,8 +10,7 @@
 import { pageLimitBytes } from "../config.ts";
 import { type HintContext, type Message, renderMessage } from "../hint.ts";
 import { NetError } from "../net/errors.ts";
-import type { Loaded } from "../sources/router.ts";
-import type { LoadOptions } from "../sources/web.ts";
+import type { Loaded, LoadOptions } from "../sources/source.ts";
 import { pageTooLarge } from "./request.ts";
 
 /** Loads a page: the Document for a URL, given the request's cap. */

@@ -14,7 +14,7 @@ import { NetError } from "../../lib/net/errors.ts";
 import { ContentError } from "../../lib/errors.ts";
 import { markdownToText } from "../../lib/content/document/plain_text.ts";
 import { API_PARAMS, createRestApi, REST_PATHS, SECTIONS_PARAMS } from "../../lib/server/rest.ts";
-import type { LoadOptions } from "../../lib/sources/web.ts";
+import type { LoadOptions } from "../../lib/sources/source.ts";
 import { HttpServerProcess, replaySetup } from "../support/process.ts";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { MAX_MAX_TOKENS, MAX_QUERY_CHARS, MIN_MAX_TOKENS } from "../../lib/views/request.ts";

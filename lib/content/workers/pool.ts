@@ -48,8 +48,8 @@ import type {
   ConvertReply,
   IndexParts,
   WorkerHeap,
-} from "./convert_worker.ts";
-import type { HtmlOptions } from "../pipeline.ts";
+} from "./messages.ts";
+import type { HtmlOptions } from "../convert/html.ts";
 
 /** Pages at least this many characters long convert in a worker. */
 export const WORKER_MIN_CHARS = 512 * 1024;

@@ -38,8 +38,7 @@ import {
   SAME_WORK_RELATIONS,
 } from "./crossref.ts";
 import { type EnrichmentFailure, enrichmentFailure, uncheckedWarning } from "./checked.ts";
-import type { Source } from "../router.ts";
-import type { LoadOptions } from "../web.ts";
+import type { LoadOptions, Source } from "../source.ts";
 
 const HOSTS = new Set(["doi.org", "dx.doi.org", "www.doi.org"]);
 const MAX_AUTHORS = 10;
@@ -434,9 +433,8 @@ export async function loadDoi(url: URL, options: LoadOptions): Promise<Document>
   }
   const delegate = delegateOf(doi);
   if (delegate) {
-    // Imported at call time: the router imports this module to list it.
-    const { SOURCES } = await import("../router.ts");
-    const source = SOURCES.find((s) => s.name === delegate.source);
+    // The router hands every source the list of sources (it imports this module to list it).
+    const source = options.sources?.find((s) => s.name === delegate.source);
     if (source && source.detect(delegate.url)) return await source.load(delegate.url, options);
   }
   const signal = options.signal;

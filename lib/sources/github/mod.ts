@@ -65,8 +65,7 @@ import {
   parseGithubUrl,
   parseLineAnchor,
 } from "./urls.ts";
-import type { Source } from "../router.ts";
-import type { LoadOptions } from "../web.ts";
+import type { LoadOptions, Source } from "../source.ts";
 
 /** Kinds of GitHub Documents, as the frontmatter's `type` says them. */
 export const GITHUB_TYPES = [

@@ -50,8 +50,7 @@ import {
   parseHeader,
   type SafetensorsHeader,
 } from "./safetensors.ts";
-import type { Source } from "../router.ts";
-import type { LoadOptions } from "../web.ts";
+import type { LoadOptions, Source } from "../source.ts";
 
 /** The Hub. */
 export const HUB = "https://huggingface.co";

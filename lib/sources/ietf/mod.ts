@@ -17,8 +17,7 @@
  */
 import { ContentError } from "../../errors.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
-import type { Trusted } from "../../trust.ts";
-import { trusted } from "../../trust.ts";
+import { type Trusted, trusted } from "../../trust.ts";
 import { callTool, hint, messageFact, ph, seeAlso } from "../../hint.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
@@ -26,8 +25,7 @@ import type { FetchResult } from "../../net/fetch.ts";
 import type { CitationInput } from "../../citation.ts";
 import { formattedCitation } from "../doi/crossref.ts";
 import { readSubseries, type SubseriesMember, XmlError } from "./bibxml.ts";
-import type { Source } from "../router.ts";
-import type { LoadOptions } from "../web.ts";
+import type { LoadOptions, Source } from "../source.ts";
 
 export type { SubseriesMember } from "./bibxml.ts";
 

@@ -19,16 +19,15 @@
  */
 import { ContentError, oneLine } from "../../errors.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
-import { htmlToMarkdown } from "../../content/html/markdown.ts";
-import type { FurniturePolicy } from "../../content/html/markdown.ts";
+import { type FurniturePolicy, htmlToMarkdown } from "../../content/html/markdown.ts";
 import { trusted } from "../../trust.ts";
 import { callTool, messageFact, seeAlso } from "../../hint.ts";
 import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import { DEFAULT_MAX_BYTES, type FetchOptions, LARGE_MAX_BYTES } from "../../net/fetch.ts";
 import { limitFor } from "../../net/limiter.ts";
-import { fetchWebDocument, type LoadOptions } from "../web.ts";
-import type { Source } from "../router.ts";
+import { fetchWebDocument } from "../web.ts";
+import type { LoadOptions, Source } from "../source.ts";
 
 /** Wikimedia project domains: their API is at `/w/api.php`, no probe needed. */
 const WIKIMEDIA =

@@ -57,9 +57,8 @@ import {
   USER_TABS,
   USERNAME,
 } from "./urls.ts";
-import type { Source } from "../router.ts";
+import type { LoadOptions, Source } from "../source.ts";
 import { PageCache } from "../../net/cache.ts";
-import type { LoadOptions } from "../web.ts";
 
 /** Kinds of Reddit Documents, as the frontmatter's `type` says them. */
 export const REDDIT_TYPES = [
