@@ -5,21 +5,19 @@
  *
  * @module
  */
-import type { Document } from "./content/document/document.ts";
 import { ancestry } from "./content/document/sections.ts";
-import { estimateTokens, tokenizerReady } from "./content/tokens/count.ts";
-import { checkUrl } from "./net/fetch.ts";
+import { estimateTokens } from "./content/tokens/count.ts";
 import { pageMaxBytes } from "./config.ts";
-import { loadDocument, ownsFragment, recount, withoutFragment } from "./sources/router.ts";
+import { withoutFragment } from "./net/page_key.ts";
 import { type HintContext, renderMessage } from "./hint.ts";
-import { pageUrl } from "./views/page.ts";
+import { type PageRead, readPage, viewPage } from "./views/read.ts";
 import {
   pageRequestSchema,
   parseWith,
   QUERY_DEFAULT_TOKENS,
   RequestError,
 } from "./views/request.ts";
-import { outline, view, type ViewResult } from "./views/view.ts";
+import { outline, type ViewResult } from "./views/view.ts";
 
 /** One section of a page's outline. */
 export interface PageSection {
@@ -157,9 +155,11 @@ export interface FetchPageOptions {
   maxBytes?: number;
 }
 
-function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
+function wrap(read: PageRead): Page {
+  const { doc } = read;
+  const loaded = read.url.page;
   // Slices, the search index and the question index grow the Document: let the cache count them.
-  const grown = <T>(value: T): T => (recount(loaded, doc, fullPage), value);
+  const grown = <T>(value: T): T => (read.recount(), value);
   return {
     url: doc.url,
     title: doc.title,
@@ -178,12 +178,10 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
       })),
     outline: () => outline(doc, { slice: 0 }, { window: Math.max(1, doc.sections.length) }).body,
     section: (name, options = {}) => {
-      const r = view(
-        doc,
+      const r = viewPage(
+        read,
         { url: loaded, section: name, auto_expand: options.subsections ?? false },
-        {
-          wholeByDefault: true,
-        },
+        { wholeByDefault: true },
       );
       return r.status === "ok" && r.sectionsReturned?.length ? r.body : undefined;
     },
@@ -197,7 +195,7 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
         text: doc.sliceText(h.index),
       })),
     answer: (question, maxTokens = QUERY_DEFAULT_TOKENS) => {
-      const r = grown(view(doc, { url: loaded, query: question, max_tokens: maxTokens }));
+      const r = viewPage(read, { url: loaded, query: question, max_tokens: maxTokens });
       const x = r.extract!;
       return {
         text: r.body,
@@ -222,11 +220,7 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
       }
       let r: ViewResult;
       try {
-        const req = parseWith(pageRequestSchema, { ...request, url: loaded });
-        r = grown(view(doc, req, {
-          fragment: pageUrl(loaded).fragment,
-          sourceOwnsFragment: ownsFragment(loaded, undefined),
-        }));
+        r = viewPage(read, parseWith(pageRequestSchema, { ...request, url: loaded }));
       } catch (error) {
         if (error instanceof RequestError) {
           throw new RequestError(error.forFace("library"), error.kind);
@@ -264,17 +258,14 @@ function wrap(doc: Document, loaded: string, fullPage: boolean): Page {
  * ```
  */
 export async function fetchPage(url: string, options: FetchPageOptions = {}): Promise<Page> {
-  const page = url.trim();
-  checkUrl(page);
-  const fullPage = options.fullPage ?? false;
-  // Views count what they return in real tokens.
-  await tokenizerReady();
-  const { doc } = await loadDocument(page, {
+  // The Page's views take their own parameters: a fragment of the URL selects nothing.
+  const read = await readPage({ url: withoutFragment(url.trim()), full_page: options.fullPage }, {
     maxBytes: options.maxBytes ?? pageMaxBytes(),
     signal: options.signal,
-    fullPage,
     // The Page's search and answers are synchronous: take the worker's indexes first.
     needsIndex: true,
+    // A page with no text is still a Page (its views are empty).
+    empty: "keep",
   });
-  return wrap(doc, withoutFragment(page), fullPage);
+  return wrap(read);
 }

@@ -318,6 +318,8 @@ async function importBeforeDrop(definitions: () => Promise<unknown>): Promise<vo
     definitions(),
     import("../envelope/frontmatter.ts"),
     import("../content/tokens/count.ts"),
+    // Loaded by the page reader at the first render (lib/views/read.ts).
+    import("../render/document.ts"),
   ]);
   await Promise.all([envelope.envelopeReady(), tokens.tokenizerReady()]);
 }
