@@ -18,10 +18,12 @@ import {
   ELISION,
   extractForQuery,
   QUERY_MAX_TOKENS,
+  QUERY_MIN_TOKENS,
   type QueryExtraction,
 } from "../content/question/extract.ts";
 import {
   bestCount,
+  countTokensSync,
   estimateTokens,
   fitToBudgetSync,
   tokenizerLoaded,
@@ -234,13 +236,19 @@ function pageBody(
   budget: number,
 ): { text: string; cut?: { totalTokens: number; keptTokens: number }; listed: boolean } {
   const total = doc.tokens;
-  if (total <= budget) return { text: doc.markdown, listed: false };
+  // Exact once the face loaded the tokenizer: the estimate can be a fifth off either way,
+  // so a page it puts near the budget is counted.
+  const exact = tokenizerLoaded() && Number.isFinite(budget);
+  const fits = exact
+    ? total < budget / 2 || (total <= budget * 2 && countTokensSync(doc.markdown) <= budget)
+    : total <= budget;
+  if (fits) return { text: doc.markdown, listed: false };
   let list = "";
   if (doc.sections.length > 0) {
     list = sectionList(doc, Math.floor(budget * SECTION_LIST_SHARE));
   }
   const tail = list ? LIST_HEAD + list : "";
-  const c = cutToBudget(doc.markdown, Math.max(1, budget - estimateTokens(tail)), total);
+  const c = cutToBudget(doc.markdown, Math.max(1, budget - bestCount(tail)), total, exact);
   const f = fit(c.text, budget, tail);
   return {
     text: f.text,
@@ -277,9 +285,62 @@ function pageView(doc: Document, budget: number): ViewResult {
   return r;
 }
 
+/** Most requests of the extraction for one answer (the first included). */
+const REFINE_ROUNDS = 8;
+/** Share of the budget an answer fills before it is measured and asked again. */
+const REFINE_FILL = 0.9;
+/** Share of the budget a corrected request aims at. */
+const REFINE_AIM = 0.96;
+
+/**
+ * The extraction for `question` within `budget` real tokens. The extraction
+ * chooses its parts on the token estimate, which can be a fifth off either
+ * way in some scripts, and it takes whole parts, so what it returns for a
+ * budget moves in steps; once the face loaded the tokenizer, its answer is
+ * measured, and while it passes the budget or fills less than
+ * {@link REFINE_FILL} of it, the extraction is asked again with its budget
+ * scaled by what the answer measured, kept between the largest request that
+ * fitted and the smallest that did not (halving that interval when the
+ * scaled request falls outside it). The fullest answer within the budget is
+ * kept; when none fits, the first, which the final check cuts.
+ */
+function extractWithin(doc: Document, question: string, budget: number): QueryExtraction {
+  const limit = Math.min(budget, QUERY_MAX_TOKENS);
+  const first = extractForQuery(doc, question, limit);
+  if (!tokenizerLoaded() || !first.extracted || first.overBudget || !Number.isFinite(budget)) {
+    return first;
+  }
+  let best: QueryExtraction | undefined;
+  let bestReal = -1;
+  let lo = 0; // largest request whose answer fitted
+  let hi = Infinity; // smallest request whose answer did not
+  let asked = limit;
+  let x = first;
+  for (let round = 1;; round++) {
+    const real = countTokensSync(x.text);
+    const fitted = x.extracted && !x.overBudget && real <= budget;
+    if (fitted && real > bestReal) [best, bestReal] = [x, real];
+    if (fitted) lo = Math.max(lo, asked);
+    else hi = Math.min(hi, asked);
+    if ((fitted && real >= budget * REFINE_FILL) || round >= REFINE_ROUNDS) break;
+    let next = x.extracted
+      ? Math.round(asked * (budget * REFINE_AIM) / Math.max(1, real))
+      : Math.round(asked * 0.8);
+    const margin = Math.max(2, asked * 0.02);
+    if (next <= lo + margin || next >= hi - margin) {
+      next = Math.round(Number.isFinite(hi) ? (lo + hi) / 2 : Math.max(next, asked * 1.5));
+    }
+    next = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, next));
+    if (next <= lo || next >= hi || hi - lo <= margin) break;
+    asked = next;
+    x = extractForQuery(doc, question, next);
+  }
+  return best ?? first;
+}
+
 function queryView(doc: Document, question: string, budget: number): ViewResult {
   const r = base("query");
-  const x = extractForQuery(doc, question, Math.min(budget, QUERY_MAX_TOKENS));
+  const x = extractWithin(doc, question, budget);
   r.grewIndex = true;
   r.extract = x;
   r.query = question;
@@ -418,7 +479,7 @@ function sectionView(
     const sv = sectionsView(doc, found, v.autoExpand);
     r.sectionsReturned = sv.returned;
     r.facts.push(["sections_returned", sv.returned.length]);
-    const c = cutToBudget(sv.text, Math.max(1, room));
+    const c = cutToBudget(sv.text, Math.max(1, room), undefined, tokenizerLoaded());
     const f = fit(c.text, Math.max(1, room));
     r.body = f.text;
     if (c.truncated || f.trimmed) {

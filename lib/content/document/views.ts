@@ -8,7 +8,13 @@
 import type { Document } from "./document.ts";
 import { slugify, stripNumber } from "./sections.ts";
 import { blocks, sliceLabel } from "./slices.ts";
-import { estimateTokens, tokenWeight, truncateToTokens } from "../tokens/count.ts";
+import {
+  countTokensSync,
+  estimateTokens,
+  prefixWithinSync,
+  tokenWeight,
+  truncateToTokens,
+} from "../tokens/count.ts";
 
 /** Sections per outline window. */
 export const OUTLINE_WINDOW = 100;
@@ -366,35 +372,65 @@ export interface Cut {
   truncated: boolean;
   /** Estimated tokens of the whole text. */
   totalTokens: number;
-  /** Estimated tokens kept. */
+  /** Tokens kept (real when the cut was exact, else estimated). */
   keptTokens: number;
 }
 
-/** Share of the budget a cut fills before it cuts inside a block. */
+/** Share of the budget a cut on the estimate fills before it cuts inside a block. */
 const FILL = 0.8;
+/**
+ * Share of the budget an exact cut fills: whole blocks while they fit, and
+ * when they stop short of this, the next block cut inside, at a boundary
+ * that keeps the text at this share or more.
+ */
+export const EXACT_FILL = 0.9;
 
 /**
  * Keeps whole blocks (paragraphs, lists, code blocks, tables) while they fit
- * `maxTokens`; when the next block would leave more than a fifth of the
- * budget unused, it is cut inside. `totalTokens` is the estimate of the whole
- * text when the caller already has it (a Document's {@link Document.tokens}),
- * so a cut of a long cached page does not count the page again.
+ * `maxTokens`; when the next block would leave too much of the budget
+ * unused, it is cut inside (at a line, sentence or word boundary, a code
+ * block closed again). `totalTokens` is the estimate of the whole text when
+ * the caller already has it (a Document's {@link Document.tokens}), so a cut
+ * of a long cached page does not count the page again.
+ *
+ * With `exact` (the o200k tables loaded), each block is measured in real
+ * tokens as it is read, so the cut fills the budget whatever the script:
+ * whole blocks down to {@link EXACT_FILL} of it, else a cut inside the next
+ * block that keeps at least that share. Only what the budget reaches is
+ * measured. Without, blocks are priced by the estimate and cut inside below
+ * four fifths.
  */
 export function cutToBudget(
   markdown: string,
   maxTokens: number,
   totalTokens: number = estimateTokens(markdown),
+  exact = false,
 ): Cut {
-  if (totalTokens <= maxTokens) {
+  const budget = Math.max(0, Math.floor(maxTokens));
+  // The estimate can be a fifth off either way: a text it puts near the budget is counted.
+  if (totalTokens <= maxTokens && (!exact || totalTokens < maxTokens * 0.5)) {
     return { text: markdown, truncated: false, totalTokens, keptTokens: totalTokens };
   }
+  if (exact && totalTokens <= maxTokens * 2) {
+    const real = countTokensSync(markdown);
+    if (real <= budget) return { text: markdown, truncated: false, totalTokens, keptTokens: real };
+  }
+  // A block's real cost is counted with the end of the text before it, since o200k can join
+  // the two (a table's last `|` and the blank line after it are one token).
+  const measure = exact
+    ? (from: number, to: number) => {
+      const context = Math.max(markdown.lastIndexOf("\n", from - 1) + 1, from - 200, 0);
+      const before = markdown.slice(context, from);
+      return countTokensSync(before + markdown.slice(from, to)) - countTokensSync(before);
+    }
+    : (from: number, to: number) => tokenWeight(markdown.slice(from, to));
   let used = 0;
   let end = 0;
   // Blocks are split only as far as the budget reaches; `over` ends the first that does not fit.
-  let over = markdown.length;
+  let over = -1;
   blocks(markdown, (b) => {
-    const cost = tokenWeight(markdown.slice(end, b.end));
-    if (used + cost > maxTokens) {
+    const cost = measure(end, b.end);
+    if (used + cost > (exact ? budget : maxTokens)) {
       over = b.end;
       return true;
     }
@@ -402,15 +438,63 @@ export function cutToBudget(
     end = b.end;
     return false;
   });
-  let text = markdown.slice(0, end).trimEnd();
-  // A block too large for what is left is cut inside (at a line break when
-  // it can be) rather than leaving most of the budget unused.
-  if (used < maxTokens * FILL) {
-    // The cut falls inside that block, so only it is measured (not the rest of a long page).
-    text = markdown.slice(0, end) +
-      truncateToTokens(markdown.slice(end, over), Math.floor(maxTokens - used));
+  if (over < 0) {
+    // Every block fits (the estimate of the whole was high).
+    return { text: markdown, truncated: false, totalTokens, keptTokens: used };
   }
-  return { text: text.trimEnd(), truncated: true, totalTokens, keptTokens: estimateTokens(text) };
+  let text = markdown.slice(0, end).trimEnd();
+  if (!exact) {
+    // A block too large for what is left is cut inside (at a line break when
+    // it can be) rather than leaving most of the budget unused.
+    if (used < maxTokens * FILL) {
+      // The cut falls inside that block, so only it is measured (not the rest of a long page).
+      text = markdown.slice(0, end) +
+        truncateToTokens(markdown.slice(end, over), Math.floor(maxTokens - used));
+    }
+    return { text: text.trimEnd(), truncated: true, totalTokens, keptTokens: estimateTokens(text) };
+  }
+  // The whole blocks, counted as one text (what the joins cost is exact then).
+  const whole = countTokensSync(text);
+  if (whole < budget * EXACT_FILL) {
+    const inside = cutInside(
+      markdown.slice(end, over),
+      budget - whole,
+      budget * EXACT_FILL - whole,
+    );
+    if (inside.text.trim() !== "") text = markdown.slice(0, end) + inside.text;
+  }
+  text = text.trimEnd();
+  let kept = countTokensSync(text);
+  if (kept > budget) {
+    text = prefixWithinSync(text, budget).text;
+    kept = countTokensSync(text);
+  }
+  return { text, truncated: true, totalTokens, keptTokens: kept };
+}
+
+const FENCE_OPEN = /^\n*( {0,3}(?:> ?)*)(`{3,}|~{3,})/;
+
+/**
+ * A block cut to `room` real tokens at a boundary keeping at least `keep`;
+ * a fenced code block cut inside is closed again (the closing line counts
+ * in the room), so what follows is not read as code; a table keeps its
+ * header with at least one row, or is left out.
+ */
+function cutInside(block: string, room: number, keep: number): { text: string } {
+  const fence = FENCE_OPEN.exec(block);
+  if (!fence) {
+    const text = prefixWithinSync(block, room, keep).text;
+    // A table cut before its first row is left out (a header alone says nothing).
+    const lines = text.trim().split("\n");
+    if (lines[0]?.trimStart().startsWith("|") && lines.length < 3) return { text: "" };
+    return { text };
+  }
+  const close = `\n${fence[1]}${fence[2]}`;
+  const closeCost = countTokensSync(close);
+  const f = prefixWithinSync(block, room - closeCost, keep - closeCost);
+  // Nothing of the code but its opening line: leave the block out.
+  if (f.text.indexOf("\n", fence[0].length) < 0) return { text: "" };
+  return { text: f.text + close };
 }
 
 /** One slice in a view. */

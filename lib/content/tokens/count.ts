@@ -400,12 +400,17 @@ export interface Fit {
 }
 
 /**
+ * Share of a budget a cut may leave unused to end at a boundary (a
+ * paragraph, a line, a sentence, a word) rather than inside a word.
+ */
+export const CUT_SLACK = 0.1;
+
+/**
  * The final check on what goes out: `text` as is when it holds at most
  * `budget` real (o200k) tokens, otherwise its longest prefix that does, cut
- * at a paragraph break when one is in the last fifth, else at a line break
- * in the last fifth, else at a space in the last tenth, else inside the
- * word (never inside a character). A `tail` is appended to a cut text and
- * counts in the budget (it is dropped if nothing of the text would fit).
+ * at the best boundary in the last tenth of the budget (see
+ * {@link prefixWithinSync}). A `tail` is appended to a cut text and counts in
+ * the budget (it is dropped if nothing of the text would fit).
  */
 export async function fitToBudget(text: string, budget: number, tail = ""): Promise<Fit> {
   await tokenizerReady();
@@ -414,33 +419,59 @@ export async function fitToBudget(text: string, budget: number, tail = ""): Prom
 
 /** {@link fitToBudget} once {@link tokenizerReady} has resolved. */
 export function fitToBudgetSync(text: string, budget: number, tail = ""): Fit {
-  if (tail === "") return fitPrefix(text, budget);
+  if (tail === "") return prefixWithinSync(text, budget);
   // `tail` (a list of what was left out) follows the text and counts in the budget.
   const whole = countTokensSync(text + tail);
   if (whole <= budget) return { text: text + tail, tokens: whole, trimmed: false };
   let room = budget - countTokensSync(tail);
   for (let round = 0; round < 8 && room > 0; round++) {
-    const head = fitPrefix(text, room);
+    const head = prefixWithinSync(text, room);
     const tokens = countTokensSync(head.text + tail);
     if (tokens <= budget) return { text: head.text + tail, tokens, trimmed: true };
     room -= tokens - budget;
   }
-  return fitPrefix(text, budget);
+  return prefixWithinSync(text, budget);
 }
 
-/** The longest prefix of `text` within `budget` real tokens, cut at a boundary. */
-function fitPrefix(text: string, budget: number): Fit {
+/**
+ * The longest prefix of `text` within `budget` real tokens that ends at a
+ * boundary and keeps at least `keep` tokens (by default all but
+ * {@link CUT_SLACK} of the budget): after a paragraph when one ends in that
+ * window, else after a line, else after a sentence (its closing mark, in any
+ * script), else before a space, else inside the word (never inside a
+ * character). Reads only as far as the budget reaches, so a cut of a long
+ * text costs its budget, not its length. Needs {@link tokenizerReady}.
+ */
+export function prefixWithinSync(
+  text: string,
+  budget: number,
+  keep: number = Math.floor(budget * (1 - CUT_SLACK)),
+): Fit {
   const enc = encoding;
   if (!enc) throw new Error("the tokenizer is not loaded: await tokenizerReady() first");
   const limit = Math.max(0, Math.floor(budget));
-  const tokens = enc.encode(text, AS_TEXT);
+  // Encode a prefix that surely holds `limit` tokens (the estimate is within a
+  // factor of two of o200k on every script), not the whole of a long text.
+  let head = text;
+  if (text.length > 4096) {
+    const reach = truncateToTokens(text, 2 * limit + 256);
+    if (reach.length < text.length) head = reach;
+  }
+  let tokens = enc.encode(head, AS_TEXT);
+  if (tokens.length <= limit && head !== text) {
+    head = text;
+    tokens = enc.encode(text, AS_TEXT);
+  }
   if (tokens.length <= limit) return { text, tokens: tokens.length, trimmed: false };
   // The first `limit` tokens decode to a prefix (its last character may be
   // half of one); cut that at a boundary, then recount, since a prefix can
   // tokenize differently from the prefix of the tokens.
-  let end = enc.decode(tokens.slice(0, limit)).replace(/\uFFFD+$/, "").length;
+  const prefixLength = (n: number) =>
+    n <= 0 ? 0 : enc.decode(tokens.slice(0, n)).replace(/\uFFFD+$/, "").length;
+  let end = prefixLength(limit);
+  const floor = prefixLength(Math.min(limit, Math.max(0, Math.floor(keep))));
   for (let round = 0; round < 8; round++) {
-    const cut = boundaryCut(text, end);
+    const cut = boundaryCut(text, end, Math.min(floor, end));
     const count = enc.encode(cut, AS_TEXT).length;
     if (count <= limit) return { text: cut, tokens: count, trimmed: true };
     end = Math.min(cut.length, end) - Math.max(1, Math.ceil((count - limit) * 2));
@@ -449,16 +480,52 @@ function fitPrefix(text: string, budget: number): Fit {
   return { text: "", tokens: 0, trimmed: true };
 }
 
-function boundaryCut(text: string, end: number): string {
-  if (end > 0 && end < text.length) {
-    const c = text.charCodeAt(end - 1);
-    if (c >= 0xd800 && c <= 0xdbff) end--;
+// A sentence's closing mark: Latin and the scripts that borrow its marks,
+// CJK (full and half width), Devanagari and Bengali (danda), Arabic and Urdu,
+// Armenian, Ethiopic, Myanmar, Tibetan, Khmer.
+const SENTENCE_MARK = /[.!?。！？｡।॥؟۔։።፧။།។…]/;
+// What may close a sentence after its mark: quotes and brackets.
+const CLOSERS = /["'”’»)\]」』）】]/;
+// Marks that end a sentence with no space after them (CJK, danda ...).
+const TIGHT_MARK = /[。！？｡।॥።။།។]/;
+
+const COMBINING = /\p{M}/u;
+
+/** Offset just past the last sentence end in `text[floor, end)`, or -1. */
+function sentenceEnd(text: string, floor: number, end: number): number {
+  for (let i = end - 1; i >= floor; i--) {
+    const c = text[i];
+    if (!SENTENCE_MARK.test(c)) continue;
+    let j = i + 1;
+    while (j < end && CLOSERS.test(text[j])) j++;
+    if (TIGHT_MARK.test(c) || j >= text.length || /\s/.test(text[j])) {
+      if (j <= end) return j;
+    }
+  }
+  return -1;
+}
+
+/**
+ * `text` cut before `end` at the best boundary at or after `floor`: a
+ * paragraph break, a line break, a sentence end, a space, or `end` itself
+ * (never inside a surrogate pair).
+ */
+function boundaryCut(text: string, end: number, floor: number): string {
+  // Never inside a character: not between a surrogate pair's halves, nor before a combining
+  // mark (a Thai vowel or tone mark stays with its consonant).
+  while (end > 0 && end < text.length) {
+    const c = text.charCodeAt(end);
+    if ((c >= 0xdc00 && c <= 0xdfff) || c === 0x200d || COMBINING.test(text[end])) end--;
+    else break;
   }
   const cut = text.slice(0, end);
+  if (end >= text.length) return cut;
   const paragraph = cut.lastIndexOf("\n\n");
-  if (paragraph >= cut.length * 0.8) return cut.slice(0, paragraph).trimEnd();
+  if (paragraph >= floor && paragraph > 0) return cut.slice(0, paragraph).trimEnd();
   const line = cut.lastIndexOf("\n");
-  if (line >= cut.length * 0.8) return cut.slice(0, line).trimEnd();
+  if (line >= floor && line > 0) return cut.slice(0, line).trimEnd();
+  const sentence = sentenceEnd(text, Math.max(floor, 1), end);
+  if (sentence > 0) return cut.slice(0, sentence);
   const space = cut.lastIndexOf(" ");
-  return space >= cut.length * 0.9 ? cut.slice(0, space) : cut;
+  return space >= floor && space > 0 ? cut.slice(0, space).trimEnd() : cut;
 }

@@ -2,14 +2,18 @@
  * Cutting a long page to a budget reads only as far as the budget reaches:
  * `blocks` with a stop ends at the first block the stop accepts, and
  * `cutToBudget` (which uses it, and measures only the block it cuts inside)
- * returns what cutting the whole page would, within the budget.
+ * returns what cutting the whole page would, within the budget; with the
+ * o200k tables (`exact`), the cut holds the budget in real tokens and fills
+ * nine tenths of it, and a code block cut inside is closed again.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { blocks } from "../../../lib/content/document/slices.ts";
 import { cutToBudget } from "../../../lib/content/document/views.ts";
 import {
+  countTokensSync,
   estimateTokens,
+  tokenizerReady,
   tokenWeight,
   truncateToTokens,
 } from "../../../lib/content/tokens/count.ts";
@@ -58,4 +62,35 @@ Deno.test("cut: a cut measured block by block equals the whole-page cut, within 
     assert.equal(c.text, wholeCut(md, budget));
     assert.ok(estimateTokens(c.text) <= budget + 2, `${estimateTokens(c.text)} > ${budget}`);
   }));
+});
+
+Deno.test("cut: an exact cut holds the budget in real tokens and fills nine tenths of it", async () => {
+  await tokenizerReady();
+  const long = fc.array(paragraph, { minLength: 10, maxLength: 60 }).map((p) => p.join("\n\n"));
+  fc.assert(
+    fc.property(long, fc.integer({ min: 20, max: 400 }), (md, budget) => {
+      const c = cutToBudget(md, budget, estimateTokens(md), true);
+      const real = countTokensSync(c.text);
+      assert.ok(real <= budget, `${real} > ${budget}`);
+      if (!c.truncated) {
+        assert.equal(c.text, md);
+        return;
+      }
+      assert.equal(c.keptTokens, real);
+      // A prefix of the page, but for the fence that closes a code block cut inside.
+      const open = (c.text.match(/^```/gm) ?? []).length;
+      assert.equal(open % 2, 0, `every code block is closed\n${c.text}`);
+      const prefix = c.text.endsWith("\n```") && !md.startsWith(c.text)
+        ? c.text.slice(0, -4)
+        : c.text;
+      assert.ok(md.startsWith(prefix), "a prefix of the page");
+      // Nine tenths, unless what follows is a code block or a table too long to show a line of.
+      const next = md.slice(prefix.length).trimStart();
+      assert.ok(
+        real >= budget * 0.9 - 2 || next.startsWith("```") || next.startsWith("|"),
+        `${real} < 0.9 × ${budget}\n${c.text}`,
+      );
+    }),
+    { numRuns: 500 },
+  );
 });
