@@ -11,8 +11,9 @@ let loading: Promise<void> | undefined;
 
 /**
  * Loads the YAML serializer. Frontmatter renders and parses only once this
- * has resolved; the server awaits it before running a tool, and importing
- * the package entry awaits it for library users.
+ * has resolved; the server awaits it before running a tool, `fetchPage`
+ * before reading, and a library user who renders frontmatter awaits it
+ * first (the package entry has no top-level await).
  */
 export function envelopeReady(): Promise<void> {
   return (loading ??= import("yaml").then((m) => {

@@ -105,7 +105,7 @@ export async function render(): Promise<string> {
   const resolved = new Map(
     new ToolRegistry(TOOLS, "desktop").list().map((t) => [t.definition.key, t.description]),
   );
-  const { createServer } = await import("../mod.ts");
+  const { createServer } = await import("../server.ts");
   const { envelopeReady } = await import("../lib/envelope/frontmatter.ts");
   await envelopeReady();
   const server = createServer({ profile: "desktop" });

@@ -8,7 +8,9 @@ import { ROOT_DIR } from "./support/process.ts";
 
 // The network layer reads the replay folder when it is first used.
 Deno.env.set("PARKOUR_REPLAY_DIR", `${ROOT_DIR}/fixtures/http`);
-const { createServer, fetchPage, parseFences, parseFrontmatter } = await import("../mod.ts");
+const { envelopeReady, fetchPage, parseFences, parseFrontmatter } = await import("../mod.ts");
+await envelopeReady();
+const { createServer } = await import("../server.ts");
 
 const URL_ = "https://example.org/ferry-guide";
 

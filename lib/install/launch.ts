@@ -189,8 +189,9 @@ export function currentInstallation(
     return { kind: "binary", path: execPath };
   }
   const jsr = mainModule.match(/^https:\/\/jsr\.io\/(@[^/]+\/[^/]+)\/([^/]+)\//);
+  // The package's program is its `./cli` entry (the `.` entry is the library).
   const script = jsr
-    ? `jsr:${jsr[1]}@${jsr[2]}`
+    ? `jsr:${jsr[1]}@${jsr[2]}/cli`
     : mainModule.startsWith("file:")
     ? decodeURIComponent(new URL(mainModule).pathname).replace(/^\/([A-Za-z]:)/, "$1")
     : mainModule;

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   buildResponse,
+  envelopeReady,
   fence,
   Frontmatter,
   newFenceId,
@@ -20,6 +21,9 @@ import {
 } from "../../mod.ts";
 import { estimateTokens } from "../../lib/content/tokens/count.ts";
 import { contentLines, LINE_BREAK } from "../../lib/envelope/fence.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 const RUNS = { numRuns: 300 };
 

@@ -4,7 +4,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { decode as toonDecode } from "@toon-format/toon";
-import { FormatError, renderRecords } from "../../mod.ts";
+import { envelopeReady, FormatError, renderRecords } from "../../mod.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 const record = fc.record({
   id: fc.integer(),

@@ -47,13 +47,13 @@ Deno.test("launch: Deno from npx's cache is written as the npx line, not the cac
   assert.deepEqual(cmd.args.slice(0, 3), ["-y", "deno@2.9.6", "run"]);
 });
 
-Deno.test("launch: a JSR run is written as its jsr: specifier with the version", () => {
+Deno.test("launch: a JSR run is written as its program entry's jsr: specifier with the version", () => {
   const inst = currentInstallation(
     "https://jsr.io/@parkour/mcp/0.1.0/main.ts",
     "/usr/local/bin/deno",
     "2.9.6",
   );
-  assert.equal(inst.kind === "script" && inst.script, "jsr:@parkour/mcp@0.1.0");
+  assert.equal(inst.kind === "script" && inst.script, "jsr:@parkour/mcp@0.1.0/cli");
 });
 
 Deno.test("launch: a compiled binary is written as its own path, flags baked in", () => {

@@ -3,8 +3,11 @@
  * a tool that fetches through lib/net, replaying fixtures/ (no network).
  */
 import assert from "node:assert/strict";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
+import { envelopeReady, parseFences, parseFrontmatter } from "../../mod.ts";
 import { RawServer, replaySetup, TOOL_SERVER } from "../support/process.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -193,7 +193,7 @@ Deno.test({
 /** The in-process server (the library's `createServer`): its main thread is this one. */
 async function inProcess() {
   Deno.env.set("MCP_ALLOW_PRIVATE_IPS", "1");
-  const { createServer } = await import("../../mod.ts");
+  const { createServer } = await import("../../server.ts");
   const { indexBuilds } = await import("../../lib/content/document/document.ts");
   const { closeWorkers } = await import("../../lib/content/workers/pool.ts");
   return { server: createServer(), indexBuilds, closeWorkers };

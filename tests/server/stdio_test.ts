@@ -3,6 +3,7 @@
  * client in both eras and by raw JSON-RPC lines for the edge cases.
  */
 import assert from "node:assert/strict";
+import deno from "../../deno.json" with { type: "json" };
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
@@ -276,8 +277,9 @@ Deno.test("stdio: stdout carries only protocol lines; stdin EOF ends the process
   }
 });
 
-Deno.test("stdio: running the package entry (mod.ts, as jsr:@parkour/mcp does) serves MCP", async () => {
-  const server = new RawServer(MAIN.replace(/main\.ts$/, "mod.ts"));
+Deno.test("stdio: running the package's program entry (./cli, as jsr:@parkour/mcp/cli does) serves MCP", async () => {
+  const entry = (deno.exports as Record<string, string>)["./cli"];
+  const server = new RawServer(MAIN.replace(/main\.ts$/, entry.replace(/^\.\//, "")));
   try {
     const reply = await server.request({
       id: 1,

@@ -6,8 +6,11 @@
  */
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
+import { envelopeReady, parseFences, parseFrontmatter } from "../../mod.ts";
 import { childEnv, launch, MAIN, replaySetup } from "./process.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 /** How to start the server under test. */
 export interface ServerOptions {

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import {
   defineTool,
+  envelopeReady,
   Frontmatter,
   OUTPUT_FORMATS,
   registerTip,
@@ -15,6 +16,9 @@ import {
 import { log } from "../../lib/log.ts";
 import { defaultNet } from "../../lib/net/default.ts";
 import { expectOk } from "../../lib/net/fetch.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 registerTip(
   "test_scout",

@@ -5,8 +5,11 @@
  * keep its frontmatter clean, and keep all page text inside the fence.
  */
 import assert from "node:assert/strict";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
+import { envelopeReady, parseFences, parseFrontmatter } from "../../mod.ts";
 import { RawServer } from "../support/process.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

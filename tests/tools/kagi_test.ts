@@ -10,9 +10,12 @@
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { parseFrontmatter } from "../../mod.ts";
+import { envelopeReady, parseFrontmatter } from "../../mod.ts";
 import { sharedDir } from "../support/shared.ts";
 import { asList, callTool, connectServer } from "../support/mcp_client.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 const SHARED = sharedDir() !== undefined;
 const KEY = "kagi-test-key-7f3a9c";

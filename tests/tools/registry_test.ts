@@ -6,10 +6,19 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { defineTool, parseFences, parseFrontmatter, RESPONSE_TOKEN_CAP } from "../../mod.ts";
+import {
+  defineTool,
+  envelopeReady,
+  parseFences,
+  parseFrontmatter,
+  RESPONSE_TOKEN_CAP,
+} from "../../mod.ts";
 import { countTokens } from "../../lib/content/tokens/count.ts";
 import { ToolRegistry, validateDefinitions } from "../../lib/tools/registry.ts";
 import { childEnv, launch, RawServer, TOOL_SERVER } from "../support/process.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 type Era = "legacy" | "modern";
 

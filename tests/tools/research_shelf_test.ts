@@ -11,9 +11,12 @@ import type { Client } from "@modelcontextprotocol/client";
 import { Cite } from "@citation-js/core";
 import "@citation-js/plugin-bibtex";
 import "@citation-js/plugin-ris";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
+import { envelopeReady, parseFences, parseFrontmatter } from "../../mod.ts";
 import { replaySetup, runCli } from "../support/process.ts";
 import { callTool, connectServer } from "../support/mcp_client.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 interface Options {
   profile?: string;

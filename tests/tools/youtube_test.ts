@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { parseFences, parseFrontmatter } from "../../mod.ts";
+import { envelopeReady, parseFences, parseFrontmatter } from "../../mod.ts";
 import { sharedDir } from "../support/shared.ts";
 import {
   descriptionChapters,
@@ -15,6 +15,9 @@ import {
 } from "../../lib/sources/youtube/mod.ts";
 import { buildWindows, clock } from "../../lib/sources/youtube/transcript.ts";
 import { callTool, connectServer, frontmatterText } from "../support/mcp_client.ts";
+
+// The frontmatter serializer loads on first need (the package entry awaits nothing).
+await envelopeReady();
 
 const SHARED = sharedDir() !== undefined;
 const NEEDS_SHARED = "needs PARKOUR_SHARED_DIR (the real Innertube player captures)";
