@@ -37,6 +37,7 @@ import {
   type SectionLookup,
   sectionsView,
   sliceEntries,
+  type SliceEntry,
 } from "../content/document/views.ts";
 import { type FrontmatterValue, isTrusted, trusted } from "../trust.ts";
 import { sanitizeLabel } from "../envelope/fence.ts";
@@ -520,6 +521,31 @@ function sectionView(
   return r;
 }
 
+/**
+ * Says that slices were shown in part (the view is then cut: `truncated`,
+ * with the estimate of the slices whole) and how to read one whole.
+ */
+function windowedNote(
+  r: ViewResult,
+  windowed: number[],
+  entries: readonly SliceEntry[],
+  budget: number,
+  part: string,
+): void {
+  if (windowed.length === 0) return;
+  const whole = entries.filter((e) => r.shownSlices?.includes(e.index));
+  const totalTokens = whole.reduce((sum, e) => sum + estimateTokens(e.text), 0);
+  r.cut = { totalTokens, keptTokens: bestCount(r.body) };
+  r.facts.push(["truncated", true]);
+  const i = windowed[0];
+  const size = estimateTokens(entries.find((e) => e.index === i)?.text ?? "");
+  r.messages.push(
+    note`slice ${i} is longer than the budget, so only ${part} is shown, its cuts marked ${ELISION}; read it whole with ${
+      readPage({ slices: String(i), max_tokens: Math.min(25000, Math.max(budget * 2, size + 100)) })
+    }`,
+  );
+}
+
 function searchView(doc: Document, query: string, budget: number): ViewResult {
   const r = base("search");
   const outcome = doc.index.search(query);
@@ -543,10 +569,12 @@ function searchView(doc: Document, query: string, budget: number): ViewResult {
     );
     return r;
   }
-  const rendered = renderSlices(sliceEntries(doc, r.matchedSlices), budget);
+  const entries = sliceEntries(doc, r.matchedSlices);
+  const rendered = renderSlices(entries, budget, { query, exact: tokenizerLoaded() });
   r.body = fit(rendered.text, budget).text;
   r.shownSlices = rendered.shown;
   r.facts.push(["matched_slices", r.matchedSlices]);
+  windowedNote(r, rendered.windowed, entries, budget, "the part around its match");
   if (rendered.shown.length < outcome.hits.length) {
     r.facts.push(["shown_slices", rendered.shown.length]);
     r.messages.push(
@@ -584,10 +612,12 @@ function slicesView(doc: Document, requested: number[], budget: number): ViewRes
     r.status = "not_found";
     return r;
   }
-  const rendered = renderSlices(sliceEntries(doc, valid), budget);
+  const entries = sliceEntries(doc, valid);
+  const rendered = renderSlices(entries, budget, { exact: tokenizerLoaded() });
   r.body = fit(rendered.text, budget).text;
   r.shownSlices = rendered.shown;
   r.facts.push(["slices", rendered.shown]);
+  windowedNote(r, rendered.windowed, entries, budget, "its beginning");
   r.messages.push(
     rendered.shown.length < valid.length
       ? hint`only ${rendered.shown.length} of ${valid.length} slices fit the budget; request the rest separately`

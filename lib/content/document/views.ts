@@ -8,6 +8,8 @@
 import type { Document } from "./document.ts";
 import { slugify, stripNumber } from "./sections.ts";
 import { blocks, sliceLabel } from "./slices.ts";
+import { windowAround } from "./window.ts";
+import { queryMatches } from "../search/matches.ts";
 import {
   countTokensSync,
   estimateTokens,
@@ -507,23 +509,70 @@ export interface SliceEntry {
   text: string;
 }
 
-/** Formats slices as `--- slice N (label) ---` blocks within a budget (at least one). */
+/** Least room (tokens) for which a slice that does not fit is shown in part, after others. */
+const MIN_WINDOW = 80;
+
+/** What {@link renderSlices} shows. */
+export interface RenderedSlices {
+  /** The slices' blocks, joined by blank lines. */
+  text: string;
+  /** Slices shown, whole or in part, in order. */
+  shown: number[];
+  /** Slices shown in part: a window around their match, its cut edges marked. */
+  windowed: number[];
+}
+
+/**
+ * Formats slices as `--- slice N (label) ---` blocks within a budget: whole
+ * while they fit; the first that does not (the first slice always, a later
+ * one when at least {@link MIN_WINDOW} tokens are left) is shown in part,
+ * a window centred on where the search `query` matches it (from its top
+ * without a query), each cut edge marked `[…]`, so a hit is never cut out
+ * of its own slice. With `exact` (the o200k tables loaded) costs are real
+ * tokens, else estimates.
+ */
 export function renderSlices(
   entries: readonly SliceEntry[],
   maxTokens: number,
-): { text: string; shown: number[] } {
+  options: { query?: string; exact?: boolean } = {},
+): RenderedSlices {
+  const measure = options.exact ? countTokensSync : estimateTokens;
   const out: string[] = [];
   const shown: number[] = [];
+  const windowed: number[] = [];
   let used = 0;
   for (const e of entries) {
-    const block = `--- slice ${e.index} (${e.label}) ---\n${e.text.trim()}`;
-    const cost = estimateTokens(block);
-    if (out.length > 0 && used + cost > maxTokens) break;
-    out.push(out.length === 0 && cost > maxTokens ? truncateToTokens(block, maxTokens) : block);
+    const head = `--- slice ${e.index} (${e.label}) ---\n`;
+    const body = e.text.trim();
+    const gap = out.length > 0 ? measure("\n\n") : 0;
+    const cost = measure(head + body) + gap;
+    if (used + cost <= maxTokens) {
+      out.push(head + body);
+      shown.push(e.index);
+      used += cost;
+      continue;
+    }
+    const room = maxTokens - used - gap - measure(head) - 1;
+    if (out.length > 0 && room < MIN_WINDOW) break;
+    const matches = options.query ? queryMatches(options.query, body) : [];
+    let w = windowAround(body, matches, room, measure);
+    let label = head;
+    if (!w) {
+      // A heading path too long for the budget: the slice's number alone.
+      label = `--- slice ${e.index} ---\n`;
+      w = windowAround(body, matches, maxTokens - used - gap - measure(label) - 1, measure);
+    }
+    if (w) {
+      out.push(label + w.text);
+      windowed.push(e.index);
+    } else if (out.length === 0) {
+      out.push(truncateToTokens(head + body, maxTokens));
+      windowed.push(e.index);
+    } else break;
     shown.push(e.index);
-    used += cost;
+    break;
   }
-  return { text: out.join("\n\n"), shown };
+  return { text: out.join("\n\n"), shown, windowed };
 }
 
 /** Slice entries for indexes. */
