@@ -4,24 +4,32 @@
  *
  * The page is read as **units**: paragraphs, code blocks, tables, lists and
  * quotes, each kept whole. (A list or table larger than
- * {@link SPLIT_TOKENS} is divided at its top-level items or rows, so a huge
- * algorithm or index table can still be quoted in part; a row is always
- * shown under its table's header.) Each unit belongs to the section whose
- * own text holds it.
+ * {@link SPLIT_TOKENS}, a third of the default budget, is divided at its
+ * top-level items or rows, so an algorithm's step or an index table's row
+ * is a unit of its own; a row is always shown under its table's header. A
+ * paragraph longer than {@link TEXT_SPLIT_TOKENS} is divided into runs of
+ * whole sentences.) Each unit belongs to the section whose own text holds it.
  *
- * A question is reduced to content-word stems (see `question.ts`). Sections
+ * A question is reduced to content-word stems (see `terms.ts`). Sections
  * are ranked by Okapi BM25 over their own text, plus the weight of the
  * question's terms found in their heading (strongly) and their ancestors'
  * headings (weakly), scaled by how many of the question's terms the section
- * and its heading path cover. The best sections are then taken in rank
- * order while they fit: whole when they do (with their subsections when the
- * heading has almost no text of its own); a best section too large for the
- * budget is cut to its best units instead, by unit BM25 (a code block at
- * half its score unless the question asks for code: an example repeats the
- * words of the rule it illustrates), each chosen unit pulling in its
- * neighbours with decaying priority so an answer keeps its
- * lead-in and follow-up. The result is in document order, with each
- * region's heading ancestry and an elision marker over every gap.
+ * and its heading path cover.
+ *
+ * Then two stages fill the budget. The best section comes first: whole when
+ * it fits (with its subsections when its heading has almost no text of its
+ * own), else its best units by unit BM25 (a code block at half its score
+ * unless the question asks for code: an example repeats the words of the
+ * rule it illustrates), within half the budget when the runner-up section
+ * scores close to it. The rest goes to **passages**: every unit of the
+ * {@link PASSAGE_SECTIONS} best sections is a candidate, scored by its own
+ * BM25 weighted by the share of the question's terms it holds, plus a prior
+ * from its section's score, and halved for every unit already taken from
+ * that section; the best are taken in turn, each pulling in its
+ * neighbours with decaying priority so an answer keeps its lead-in and
+ * follow-up. So the sentence that answers, in the second or fifth section,
+ * is not crowded out by more of the first. The result is in document order,
+ * with each region's heading ancestry and an elision marker over every gap.
  *
  * The contract around it follows PullMD's where that is right: a page
  * estimated at no more than `max(800, 1.25 × budget)` tokens comes back
@@ -52,7 +60,7 @@ export const QUERY_MIN_TOKENS = 50;
 /** Largest budget accepted with a question. */
 export const QUERY_MAX_TOKENS = 25000;
 /** Lists and tables larger than this are divided into items or rows. */
-export const SPLIT_TOKENS = 400;
+export const SPLIT_TOKENS = 200;
 /** Paragraphs larger than this are divided into runs of sentences. */
 export const TEXT_SPLIT_TOKENS = 160;
 /** Size a run of sentences grows to before a cut. */
@@ -123,9 +131,20 @@ const LEAD_UNITS = 2;
 /** A runner-up scoring at least this share of the best is close. */
 const CLOSE_SHARE = 0.6;
 /** Share of the budget the first section may use when the runner-up is close. */
-const FIRST_SHARE = 0.6;
+const FIRST_SHARE = 0.5;
 /** Sections scoring under this share of the best are not taken. */
 const MIN_SHARE = 0.2;
+/** Sections whose units are candidates in the passage stage. */
+const PASSAGE_SECTIONS = 10;
+/** What a section's score (as a share of the best section's) adds to each of its passages. */
+const SECTION_PRIOR = 5;
+/**
+ * Weight of a passage for each unit already taken from its section (but
+ * for the neighbours of taken units): the next section's best passage
+ * before more of the same section.
+ */
+const REPEAT_WEIGHT = 0.5;
+
 /** A heading with less text than this (tokens) brings its subsections along. */
 const THIN_SECTION = 40;
 /** Separator cost between pieces (a blank line), as the estimate prices it. */
@@ -890,20 +909,15 @@ export function extractForQuery(
     scanTerms(doc.markdown.slice(bestUnit.start, bestUnit.end), (t) => covered.add(t));
     if (terms.filter((t) => covered.has(t)).length * 2 >= terms.length) confidence = "high";
   } else {
-    const top = ranked[0].score;
-    // When the runner-up is close, the first section may not use the whole budget.
-    const close = ranked.length > 1 && ranked[1].score >= CLOSE_SHARE * top;
-    let first = true;
-    for (const r of ranked) {
-      if (r.score < MIN_SHARE * top || picker.remaining() < 24) break;
-      picker.ceiling = first && close ? picker.used + budget * FIRST_SHARE : Infinity;
-      const took = picker.pickSection(r, first);
-      picker.ceiling = Infinity;
-      if (took && first) {
-        confidence = r.coverage >= 0.5 ? "high" : "medium";
-        first = false;
-      }
-    }
+    // The best section first: whole when it fits, else its best units, within half the budget
+    // when the runner-up is close; then the best passages of the next best sections.
+    const first = ranked[0];
+    const close = ranked.length > 1 && ranked[1].score >= CLOSE_SHARE * first.score;
+    picker.ceiling = close ? picker.used + budget * FIRST_SHARE : Infinity;
+    picker.pickSection(first, true);
+    picker.ceiling = Infinity;
+    picker.pickPassages(ranked);
+    confidence = first.coverage >= 0.5 ? "high" : "medium";
   }
   return picker.render(confidence, originalTokens, unitMode);
 }
@@ -1046,6 +1060,83 @@ class Picker {
       }
     }
     return this.chosen.size > before;
+  }
+
+  /**
+   * The best passages of the best sections: every unit of the
+   * {@link PASSAGE_SECTIONS} best sections is a candidate, scored by its own
+   * BM25 (weighted by how many of the question's terms it holds) plus a
+   * share of its section's score; the best are taken in turn, each raising
+   * its neighbours' priority so an answer keeps its lead-in.
+   */
+  pickPassages(ranked: readonly Ranked[]): void {
+    const { unitScore, unitTerms, terms } = this.ranking;
+    const top = ranked[0].score;
+    const priority = new Map<number, number>();
+    const scores = new Map<number, number>();
+    let best = 0;
+    for (const r of ranked.slice(0, PASSAGE_SECTIONS)) {
+      if (r.score < MIN_SHARE * top) break;
+      const slot = this.index.slot(r.section);
+      const a = this.index.firstUnit[slot];
+      const b = this.index.endUnit[slot];
+      if (a < 0) continue;
+      const prior = SECTION_PRIOR * r.score / top;
+      let lead = 0;
+      for (let u = a; u < b; u++) {
+        const ut = unitTerms.get(u);
+        let s = 0;
+        if (ut) s = (unitScore.get(u) ?? 0) * (0.5 + ut.length / 2 / terms) + prior;
+        else if (r.headingCoverage >= 0.5 && lead < LEAD_UNITS && this.isProse(u)) {
+          // A section its heading names: its opening says what it is about.
+          s = prior * (1 - 0.1 * lead++);
+        }
+        if (s > 0) {
+          scores.set(u, s);
+          priority.set(u, s);
+          best = Math.max(best, s);
+        }
+      }
+    }
+    // Units already taken per section: a section's further passages count less than another's
+    // first (its neighbours of taken units excepted: they are context, not repetition).
+    const taken = new Map<number, number>();
+    for (const u of this.chosen) {
+      const s = this.index.units.section(u);
+      taken.set(s, (taken.get(s) ?? 0) + 1);
+    }
+    const effective = (v: number, q: number): number =>
+      this.chosen.has(v - 1) || this.chosen.has(v + 1)
+        ? q
+        : q * REPEAT_WEIGHT ** (taken.get(this.index.units.section(v)) ?? 0);
+    while (priority.size > 0 && this.remaining() > 12) {
+      let u = -1;
+      let p = -1;
+      for (const [v, raw] of priority) {
+        const q = effective(v, raw);
+        if (q > p || (q === p && v < u)) [u, p] = [v, q];
+      }
+      priority.delete(u);
+      if (p < 0.05 * best) break;
+      if (!this.fits(u)) {
+        if (this.chosen.size === 0) {
+          this.take(u);
+          this.overBudget = this.used > this.budget;
+          if (this.overBudget) break;
+        }
+        continue;
+      }
+      this.take(u);
+      const section = this.index.units.section(u);
+      taken.set(section, (taken.get(section) ?? 0) + 1);
+      for (const [v, decay] of [[u + 1, 0.55], [u - 1, 0.4]] as const) {
+        if (v < 0 || v >= this.index.units.length || this.chosen.has(v) || this.isBadge(v)) {
+          continue;
+        }
+        if (this.index.units.section(v) !== section) continue;
+        priority.set(v, Math.max(priority.get(v) ?? 0, scores.get(v) ?? 0, p * decay));
+      }
+    }
   }
 
   /**
