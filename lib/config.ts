@@ -445,6 +445,14 @@ export function s2ApiKey(): string | undefined {
   return credential("S2_API_KEY", "s2_api_key");
 }
 
+/**
+ * The largest response, in tokens, whatever the caller asks for (Claude Code
+ * rejects larger tool results): real (o200k) tokens once a view has loaded
+ * the tokenizer, the estimate before that. The largest `max_tokens` a request
+ * may ask for, and the envelope's cap (`lib/envelope/response.ts`).
+ */
+export const RESPONSE_TOKEN_CAP = 25_000;
+
 /** The variable that sets the page size limit, in MiB: the default of every call. */
 export const PAGE_LIMIT_VARIABLE = "PARKOUR_MAX_PAGE_MB";
 /** The CLI flag that sets it for one process. */

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { RESPONSE_TOKEN_CAP } from "../config.ts";
 import type { SourceRemote } from "../errors.ts";
 import {
   bestCount,
@@ -22,12 +23,7 @@ import type { Frontmatter, RenderContext } from "./frontmatter.ts";
 import { TipLedger } from "./tips.ts";
 import { type Trusted, trusted } from "../trust.ts";
 
-/**
- * The largest response, in tokens, whatever the caller asks for: real (o200k)
- * tokens once a view has loaded the tokenizer (the MCP server loads it for
- * any response near the cap), the estimate before that.
- */
-export const RESPONSE_TOKEN_CAP = 25_000;
+export { RESPONSE_TOKEN_CAP };
 
 /** A tool result in MCP's shape, without depending on SDK types. */
 export interface ToolResult {

@@ -32,7 +32,8 @@ import {
   renderCitation,
   renderFootnote,
 } from "../sources/mediawiki/refs.ts";
-import { DEFAULT_MAX_TOKENS, runIncisive } from "./web_fetch_incisive.ts";
+import { DEFAULT_MAX_TOKENS, PAGE_FIELDS } from "../views/request.ts";
+import { runIncisive } from "./web_fetch_incisive.ts";
 import { READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
@@ -46,13 +47,10 @@ const schema = z.object({
   wiki: z.string().max(300).optional().describe(
     "wiki (default en): language, sister project, host or URL",
   ),
-  section: z.union([z.string(), z.array(z.string()).max(50)]).optional().describe(
-    "page: section(s)",
-  ),
-  search: z.string().max(2000).optional().describe("page: keyword search"),
-  slices: z.union([z.number().int(), z.array(z.number().int()).max(100)]).optional().describe(
-    "page: slice indexes",
-  ),
+  // The page action's views and budget are the page request's fields, with their limits.
+  section: PAGE_FIELDS.section.describe("page: section(s)"),
+  search: PAGE_FIELDS.search.describe("page: keyword search"),
+  slices: PAGE_FIELDS.slices.describe("page: slice indexes"),
   footnotes: z.union([z.number().int().min(1), z.array(z.number().int().min(1)).max(100)])
     .optional().describe("references: footnote numbers"),
   citations: z.union([z.string().max(300), z.array(z.string().max(300)).max(100)]).optional()
@@ -62,7 +60,7 @@ const schema = z.object({
   namespace: z.number().int().min(0).max(100_000).optional().describe(
     "search: namespace (0 articles)",
   ),
-  max_tokens: z.number().int().min(50).max(25000).optional().describe(
+  max_tokens: PAGE_FIELDS.max_tokens.describe(
     `page: token budget (default ${DEFAULT_MAX_TOKENS})`,
   ),
 });
@@ -140,12 +138,12 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
     snippet: h.snippet,
   }));
   // Whole results within the budget; the first is always kept.
-  const budget = (args.max_tokens ?? DEFAULT_MAX_TOKENS) * 4;
+  const budget = args.max_tokens ?? DEFAULT_MAX_TOKENS;
   let kept = records.length;
   let rendered = renderRecords(records, format, {
     columns: ["title", "url", "words", "timestamp", "snippet"],
   });
-  while (kept > 1 && rendered.text.length > budget) {
+  while (kept > 1 && estimateTokens(rendered.text) > budget) {
     kept--;
     rendered = renderRecords(records.slice(0, kept), format, {
       columns: ["title", "url", "words", "timestamp", "snippet"],
@@ -223,15 +221,16 @@ async function referencesAction(args: Args, ctx: ToolContext): Promise<ToolResul
     fm.append("note", trusted.text`none of the requested references exist on this page`);
     return ctx.respond({ frontmatter: fm });
   }
-  const budget = (args.max_tokens ?? DEFAULT_MAX_TOKENS) * 4;
+  const budget = args.max_tokens ?? DEFAULT_MAX_TOKENS;
   let used = 0;
   const kept: typeof blocks = [];
   const dropped: typeof blocks = [];
   for (const b of blocks) {
-    if (kept.length > 0 && used + b.text.length > budget) dropped.push(b);
+    const tokens = estimateTokens(b.text);
+    if (kept.length > 0 && used + tokens > budget) dropped.push(b);
     else {
       kept.push(b);
-      used += b.text.length;
+      used += tokens;
     }
   }
   const droppedNotes = dropped.filter((b) => b.kind === "footnote").map((b) => Number(b.id));

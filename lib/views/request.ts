@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { distance } from "fastest-levenshtein";
 import { z } from "zod";
 import {
   type Face,
@@ -30,6 +31,7 @@ import {
   PAGE_CEILING_VARIABLE,
   PAGE_LIMIT_VARIABLE,
   pageCeilingBytes,
+  RESPONSE_TOKEN_CAP,
 } from "../config.ts";
 import { type Message, note, p } from "../hint.ts";
 import { OUTLINE_WINDOW } from "../content/document/views.ts";
@@ -42,8 +44,8 @@ export { type Face, FACES, param, paramName, renderParams };
 export const DEFAULT_MAX_TOKENS = 5000;
 /** The smallest budget a request may ask for. */
 export const MIN_MAX_TOKENS = 50;
-/** The largest budget a request may ask for (the response cap). */
-export const MAX_MAX_TOKENS = 25_000;
+/** The largest budget a request may ask for: the response cap, which no answer exceeds. */
+export const MAX_MAX_TOKENS: number = RESPONSE_TOKEN_CAP;
 /** Longest section name a request may give (longer names cannot be headings worth finding). */
 export const MAX_SECTION_NAME = 500;
 /** Most sections one request may name. */
@@ -208,22 +210,6 @@ export const PAGE_KEYS = Object.keys(PAGE_FIELDS) as (keyof typeof PAGE_FIELDS)[
 /** Names of the outline-request fields. */
 export const OUTLINE_KEYS = Object.keys(OUTLINE_FIELDS) as (keyof typeof OUTLINE_FIELDS)[];
 
-/** Edit distance (Levenshtein), bounded work: names are short. */
-function distance(a: string, b: string): number {
-  if (a.length > 64 || b.length > 64) return Math.max(a.length, b.length);
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const keep = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = keep;
-    }
-  }
-  return row[b.length];
-}
-
 /** The valid name closest to `name`, when one is close enough to be a slip. */
 export function closestName(name: string, valid: readonly string[]): string | undefined {
   const wanted = name.toLowerCase().replace(/^-+/, "").replaceAll("-", "_");
@@ -231,6 +217,7 @@ export function closestName(name: string, valid: readonly string[]): string | un
   let bestScore = Infinity;
   for (const v of valid) {
     const plain = v.replace(/^-+/, "").replaceAll("-", "_");
+    // Levenshtein distance, from a maintained package (@std/text's closestString is on JSR).
     let d = distance(wanted, plain);
     if (plain.startsWith(wanted) || wanted.startsWith(plain)) d = Math.min(d, 1);
     if (d < bestScore) [best, bestScore] = [v, d];

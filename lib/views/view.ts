@@ -45,6 +45,7 @@ import { hint, type Message, note, p, ph, readOutline, readPage, warning } from 
 import {
   chooseView,
   DEFAULT_MAX_TOKENS,
+  MAX_MAX_TOKENS,
   OUTLINE_WINDOW,
   type OutlineRequest,
   type PageRequest,
@@ -280,7 +281,9 @@ function pageView(doc: Document, budget: number): ViewResult {
         }`
         : hint`the page was cut at ~${b.cut.keptTokens} of ~${b.cut.totalTokens} tokens; search it with ${
           readPage({ search: ph("words") })
-        }, or raise the budget with ${readPage({ max_tokens: Math.min(25000, budget * 2) })}`,
+        }, or raise the budget with ${
+          readPage({ max_tokens: Math.min(MAX_MAX_TOKENS, budget * 2) })
+        }`,
     );
   }
   return r;
@@ -488,7 +491,7 @@ function sectionView(
       r.facts.push(["truncated", true], ["total_tokens", c.totalTokens]);
       r.messages.push(
         hint`the sections were cut at ~${c.keptTokens} tokens; raise the budget with ${
-          readPage({ max_tokens: Math.min(25000, budget * 2) })
+          readPage({ max_tokens: Math.min(MAX_MAX_TOKENS, budget * 2) })
         } or request fewer, smaller sections`,
       );
     }
@@ -541,7 +544,10 @@ function windowedNote(
   const size = estimateTokens(entries.find((e) => e.index === i)?.text ?? "");
   r.messages.push(
     note`slice ${i} is longer than the budget, so only ${part} is shown, its cuts marked ${ELISION}; read it whole with ${
-      readPage({ slices: String(i), max_tokens: Math.min(25000, Math.max(budget * 2, size + 100)) })
+      readPage({
+        slices: String(i),
+        max_tokens: Math.min(MAX_MAX_TOKENS, Math.max(budget * 2, size + 100)),
+      })
     }`,
   );
 }
