@@ -342,7 +342,12 @@ function extractWithin(doc: Document, question: string, budget: number): QueryEx
   return best ?? first;
 }
 
-function queryView(doc: Document, question: string, budget: number): ViewResult {
+function queryView(
+  doc: Document,
+  question: string,
+  budget: number,
+  wholeWhenNoMatch: number | undefined,
+): ViewResult {
   const r = base("query");
   const x = extractWithin(doc, question, budget);
   r.grewIndex = true;
@@ -361,8 +366,9 @@ function queryView(doc: Document, question: string, budget: number): ViewResult 
       note`the page is short (~${x.originalTokens} tokens, within 1.25 × the budget or 800), so it is returned whole`,
     );
   } else if (!x.extracted) {
-    // No match: the page from the top, within the same budget.
-    const b = pageBody(doc, budget);
+    // No match: the page from the top, within the same budget (or whole, for a face that returns
+    // whole pages by default: programs asked for the text, as PullMD answers).
+    const b = pageBody(doc, wholeWhenNoMatch ?? budget);
     r.body = b.text;
     if (b.cut) {
       r.cut = b.cut;
@@ -371,7 +377,7 @@ function queryView(doc: Document, question: string, budget: number): ViewResult 
     r.messages.push(
       b.cut
         ? note`no part of the page matched the question, so this is the page from the top, cut at ~${b.cut.keptTokens} tokens, not an extract`
-        : note`no part of the page matched the question, so this is the page from the top, not an extract`,
+        : note`no part of the page matched the question, so this is the whole page, not an extract`,
     );
     r.messages.push(
       hint`ask again with words the page would use, or scout its outline with ${readOutline()}`,
@@ -661,7 +667,7 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
       r = pageView(doc, budget);
       break;
     case "query":
-      r = queryView(doc, v.query, budget);
+      r = queryView(doc, v.query, budget, options.wholeByDefault ? cap - reserve : undefined);
       break;
     case "section":
       r = sectionView(doc, v, budget);

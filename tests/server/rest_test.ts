@@ -354,6 +354,22 @@ Deno.test("rest: /api views (section, search, slices, query) and their validatio
       assert.equal(blank.headers.get("x-extracted"), null, "a blank query counts as absent");
     });
 
+    await t.step("query that matches nothing: the whole page, X-Extracted false", async () => {
+      const page = await get(server, "/api", { url: GUIDE });
+      const r = await get(server, "/api", { url: GUIDE, query: "zebra xylophone" });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get("x-extracted"), "false");
+      assert.equal(r.headers.get("x-extract-confidence"), "low");
+      assert.ok(
+        Number(r.headers.get("x-extract-original-tokens")) > 600,
+        "larger than a default answer",
+      );
+      assert.equal(r.text, page.text, "the whole page, not its first 600 tokens");
+      const j = await get(server, "/api", { url: GUIDE, query: "zebra xylophone", format: "json" });
+      assert.equal(j.json.extract.extracted, false);
+      assert.equal(j.json.markdown, page.text);
+    });
+
     await t.step("bad max_tokens: 400 with a JSON error saying what is valid", async () => {
       for (const bad of ["49", "25001", "abc", "1.5", "-100", "0x40"]) {
         const r = await get(server, "/api", { url: GUIDE, query: "install", max_tokens: bad });
