@@ -245,7 +245,7 @@ export function htmlDocument(html: string, url: string, options: HtmlOptions = {
 
 /**
  * An HTML page to a Document; a large page converts in a worker when the
- * process can run one (see `worker_pool.ts`), so the main thread stays free
+ * process can run one (see `workers/pool.ts`), so the main thread stays free
  * and `signal` lets go of the page at once (see the pool's notes on what
  * terminating a busy worker does and does not do). The worker
  * gets the raw bytes and decodes them itself when the page says how

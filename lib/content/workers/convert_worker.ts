@@ -1,5 +1,5 @@
 /**
- * The worker side of {@link ./worker_pool.ts}: converts one HTML page per
+ * The worker side of `pool.ts`: converts one HTML page per
  * message off the main thread and posts back its Document in a form that is
  * cheap to adopt on the main thread (see {@link Converted}): the section
  * tree and the token count are computed here, and the anchors travel as an
@@ -122,7 +122,7 @@ scope.onmessage = (event) => {
   };
   scope.postMessage(reply, [...AnchorTable.buffersOf(rest.anchors), rest.sectionFeatures.buffer]);
   let built: ReturnType<typeof buildIndexes> | undefined;
-  // The pool raises the job's flag when the build runs past its deadline (worker_pool.ts).
+  // The pool raises the job's flag when the build runs past its deadline (pool.ts).
   watchCancel(job.cancel);
   try {
     built = buildIndexes(init, rest.sections, rest.tokens);
