@@ -41,6 +41,12 @@
  * The index (postings of unit terms) is built once per Document, on the
  * first question, so later questions cost only the postings of their terms.
  *
+ * An extraction may be given **expansion terms** beside the question's own
+ * (see {@link ExtractOptions}): each counts at its weight, below 1,
+ * wherever a question term counts (unit and section BM25, headings), but
+ * never in coverage, the share of the question's terms a section or unit
+ * holds. Without them the ranking is the one described above.
+ *
  * @module
  */
 import { checkCancelled } from "../../runtime/cancel.ts";
@@ -765,19 +771,50 @@ export interface Ranking {
   unitIdf: number[];
   /** A unit's weight for its kind: code at {@link EXAMPLE_WEIGHT} unless the question asks for code. */
   unitWeight: (unit: number) => number;
-  /** Number of question terms. */
+  /** Number of question terms (the question's own; expansion terms follow them). */
   terms: number;
+  /** Weight of each term: 1 for the question's own, then the expansion terms'. */
+  termWeight: number[];
 }
 
-/** Ranks the units and sections of `doc` for question terms (see the module notes). */
+/** A term ranked beside a question's own, at a weight below theirs. */
+export interface WeightedTerm {
+  /** A stem, as {@link questionTerms} gives them. */
+  term: string;
+  /** Its weight, in (0, 1]: 0.3 counts a match at 30 % of a question term's. */
+  weight: number;
+}
+
+/** How many of the question's own terms a unit's `[term index, tf, …]` holds. */
+function ownTerms(ut: readonly number[], own: number): number {
+  let held = 0;
+  for (let k = 0; k < ut.length; k += 2) if (ut[k] < own) held++;
+  return held;
+}
+
+/**
+ * Ranks the units and sections of `doc` for question terms (see the module
+ * notes), and for `expansion` terms at their weights (terms already among
+ * the question's, and weights not above 0, are left out; a weight above 1
+ * counts as 1).
+ */
 export function rankForQuery(
   doc: Document,
-  terms: readonly string[],
+  questionStems: readonly string[],
   code = false,
+  expansion: readonly WeightedTerm[] = [],
 ): Ranking {
   const index = queryIndex(doc);
   const units = index.units;
   const n = units.length;
+  const own = questionStems.length;
+  const terms = [...questionStems];
+  const termWeight = terms.map(() => 1);
+  for (const { term, weight } of expansion) {
+    if (!(weight > 0) || terms.includes(term)) continue;
+    terms.push(term);
+    termWeight.push(Math.min(1, weight));
+  }
   // Unit scores and per-section term frequencies.
   const unitScore = new Map<number, number>();
   const unitTerms = new Map<number, number[]>();
@@ -788,7 +825,7 @@ export function rankForQuery(
   for (let q = 0; q < terms.length; q++) {
     const p = index.postings.get(terms[q]);
     if (!p) continue;
-    const w = unitIdf[q];
+    const w = unitIdf[q] * termWeight[q];
     let lastSlot = -1;
     for (let k = 0; k < p.length; k += 2) {
       const u = p[k];
@@ -819,7 +856,7 @@ export function rankForQuery(
   }
   const slots = sections.length + 1;
   const sectionIdf = terms.map((t, q) =>
-    idf(slots, Math.max(sectionDf[q], index.headingPostings.get(t)?.length ?? 0))
+    idf(slots, Math.max(sectionDf[q], index.headingPostings.get(t)?.length ?? 0)) * termWeight[q]
   );
 
   const unitMode = sections.length < 2;
@@ -856,14 +893,48 @@ export function rankForQuery(
           }
         }
       }
-      const coverage = covered.size / terms.length;
-      const headingCoverage = section >= 0 ? (headed.get(section)?.size ?? 0) / terms.length : 0;
+      // Coverage counts the question's own terms only.
+      let ownCovered = 0;
+      for (const q of covered) if (q < own) ownCovered++;
+      let ownHeaded = 0;
+      for (const q of section >= 0 ? headed.get(section) ?? [] : []) if (q < own) ownHeaded++;
+      const coverage = ownCovered / own;
+      const headingCoverage = ownHeaded / own;
       score *= 0.4 + 0.6 * coverage;
       if (score > 0) ranked.push({ section, score, coverage, headingCoverage });
     }
     ranked.sort((a, b) => b.score - a.score || a.section - b.section);
   }
-  return { unitScore, unitTerms, unitIdf, unitWeight, terms: terms.length, ranked, unitMode };
+  return { unitScore, unitTerms, unitIdf, unitWeight, terms: own, termWeight, ranked, unitMode };
+}
+
+/** Options of {@link extractForQuery}. */
+export interface ExtractOptions {
+  /**
+   * Terms to rank with beside the question's stems (`terms`), each at its
+   * weight (see {@link rankForQuery}): synonyms, neighbours, feedback terms.
+   * Called once the page's index is built. None by default.
+   */
+  expand?: (terms: readonly string[], doc: Document, query: string) => readonly WeightedTerm[];
+}
+
+/** Options of the calls made inside {@link withExtractOptions}. */
+let scoped: ExtractOptions | undefined;
+
+/**
+ * Runs `fn` with `options` as the options of every {@link extractForQuery}
+ * call made inside it that passes none: how a bench measures an expansion
+ * through the view, which passes none. `fn` must be synchronous (the
+ * options end with its return, not with a promise's settling).
+ */
+export function withExtractOptions<T>(options: ExtractOptions, fn: () => T): T {
+  const before = scoped;
+  scoped = options;
+  try {
+    return fn();
+  } finally {
+    scoped = before;
+  }
 }
 
 /**
@@ -874,6 +945,7 @@ export function extractForQuery(
   doc: Document,
   query: string,
   maxTokens: number = QUERY_DEFAULT_TOKENS,
+  options: ExtractOptions | undefined = scoped,
 ): QueryExtraction {
   const budget = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, Math.floor(maxTokens)));
   const originalTokens = doc.tokens;
@@ -887,7 +959,8 @@ export function extractForQuery(
   const n = units.length;
   if (n === 0) return whole(doc, "low", originalTokens);
 
-  const ranking = rankForQuery(doc, terms, asksForCode(query));
+  const expansion = options?.expand?.(terms, doc, query);
+  const ranking = rankForQuery(doc, terms, asksForCode(query), expansion);
   const { unitScore, ranked, unitMode } = ranking;
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
     return whole(doc, "low", originalTokens);
@@ -945,9 +1018,9 @@ class Picker {
    * the question's terms come first.
    */
   localScores(a: number, b: number): Map<number, number> {
-    const { unitTerms, unitIdf, terms } = this.ranking;
+    const { unitTerms, unitIdf, terms, termWeight } = this.ranking;
     const inRange: number[] = [];
-    const df = new Array<number>(terms).fill(0);
+    const df = new Array<number>(termWeight.length).fill(0);
     for (const u of unitTerms.keys()) {
       if (u < a || u >= b) continue;
       inRange.push(u);
@@ -955,7 +1028,7 @@ class Picker {
       for (let k = 0; k < ut.length; k += 2) df[ut[k]]++;
     }
     const n = b - a;
-    const weight = df.map((d, q) => idf(n, d) + LOCAL_GLOBAL * unitIdf[q]);
+    const weight = df.map((d, q) => (idf(n, d) + LOCAL_GLOBAL * unitIdf[q]) * termWeight[q]);
     const out = new Map<number, number>();
     for (const u of inRange) {
       const ut = unitTerms.get(u)!;
@@ -963,7 +1036,7 @@ class Picker {
       for (let k = 0; k < ut.length; k += 2) {
         score += weight[ut[k]] * bm25(ut[k + 1], this.index.unitLength[u], this.index.avgUnit);
       }
-      out.set(u, score * (0.5 + ut.length / 2 / terms) * this.ranking.unitWeight(u));
+      out.set(u, score * (0.5 + ownTerms(ut, terms) / terms) * this.ranking.unitWeight(u));
     }
     return out;
   }
@@ -1086,7 +1159,7 @@ class Picker {
       for (let u = a; u < b; u++) {
         const ut = unitTerms.get(u);
         let s = 0;
-        if (ut) s = (unitScore.get(u) ?? 0) * (0.5 + ut.length / 2 / terms) + prior;
+        if (ut) s = (unitScore.get(u) ?? 0) * (0.5 + ownTerms(ut, terms) / terms) + prior;
         else if (r.headingCoverage >= 0.5 && lead < LEAD_UNITS && this.isProse(u)) {
           // A section its heading names: its opening says what it is about.
           s = prior * (1 - 0.1 * lead++);
