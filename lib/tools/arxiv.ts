@@ -33,7 +33,14 @@ import {
   SORT_ORDER,
 } from "../sources/arxiv.ts";
 import { loadDocument } from "../sources/router.ts";
-import { mcpHints, pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
+import {
+  mcpHints,
+  pageFrontmatter,
+  pageUrl,
+  READS_THE_WEB,
+  shelveCitation,
+  toolRef,
+} from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
 /** Most results per call (the API allows more, but not usefully in one answer). */
@@ -237,11 +244,6 @@ export const arxivTool = defineTool({
   title: "ArXiv",
   description: DESCRIPTION,
   inputSchema: schema,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
+  annotations: READS_THE_WEB,
   handler: (args, ctx) => run(args, ctx),
 });

@@ -30,7 +30,7 @@ import {
 } from "../sources/discourse.ts";
 import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
 import { mcpHints, pageFrontmatter, pageUrl, READS_THE_WEB } from "./page_view.ts";
-import { defineTool, type ToolContext } from "./registry.ts";
+import { byAction, defineTool, type ToolContext } from "./registry.ts";
 
 const ACTIONS = ["topic", "search", "latest"] as const;
 
@@ -162,14 +162,5 @@ export const discourse = defineTool({
   description: DESCRIPTION,
   inputSchema: schema,
   annotations: READS_THE_WEB,
-  handler: (args, ctx) => {
-    switch (args.action) {
-      case "topic":
-        return topicAction(args, ctx);
-      case "search":
-        return searchAction(args, ctx);
-      case "latest":
-        return latestAction(args, ctx);
-    }
-  },
+  handler: byAction<Args>({ topic: topicAction, search: searchAction, latest: latestAction }),
 });

@@ -41,7 +41,14 @@ import {
   parseRepoQuery,
   PATH_FORMS,
 } from "../sources/github/urls.ts";
-import { mcpHints, pageFrontmatter, pageUrl, shelveCitation, toolRef } from "./page_view.ts";
+import {
+  mcpHints,
+  pageFrontmatter,
+  pageUrl,
+  READS_THE_WEB,
+  shelveCitation,
+  toolRef,
+} from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 
 /** Default results (or comments) per call. */
@@ -582,11 +589,6 @@ export const githubTool = defineTool({
   title: "GitHub",
   description: DESCRIPTION,
   inputSchema: schema,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
+  annotations: READS_THE_WEB,
   handler: (args, ctx) => run(args, ctx),
 });

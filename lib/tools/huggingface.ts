@@ -41,7 +41,7 @@ import {
   type Warnings,
 } from "../sources/huggingface/mod.ts";
 import { loadDocument } from "../sources/router.ts";
-import { mcpHints, pageFrontmatter, pageUrl } from "./page_view.ts";
+import { mcpHints, pageFrontmatter, pageUrl, READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
 import type { Document } from "../content/document/document.ts";
 
@@ -231,11 +231,6 @@ export const huggingface = defineTool({
   title: "HuggingFace",
   description: DESCRIPTION,
   inputSchema: schema,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
+  annotations: READS_THE_WEB,
   handler: (args, ctx) => run(args, ctx),
 });

@@ -38,7 +38,7 @@ import {
 } from "../sources/ietf/mod.ts";
 import { DEFAULT_MAX_BYTES } from "../net/fetch.ts";
 import { mcpHints, pageFrontmatter, pageUrl, READS_THE_WEB, shelveCitation } from "./page_view.ts";
-import { defineTool, type ToolContext } from "./registry.ts";
+import { byAction, defineTool, type ToolContext } from "./registry.ts";
 
 const ACTIONS = ["rfc", "search", "draft", "subseries"] as const;
 const STATUS_KEYS = Object.keys(STATUS_FILTERS) as StatusFilter[];
@@ -245,16 +245,10 @@ export const ietf = defineTool({
   description: DESCRIPTION,
   inputSchema: schema,
   annotations: READS_THE_WEB,
-  handler: (args, ctx) => {
-    switch (args.action) {
-      case "rfc":
-        return rfcAction(args, ctx);
-      case "search":
-        return searchAction(args, ctx);
-      case "draft":
-        return draftAction(args, ctx);
-      case "subseries":
-        return subseriesAction(args, ctx);
-    }
-  },
+  handler: byAction<Args>({
+    rfc: rfcAction,
+    search: searchAction,
+    draft: draftAction,
+    subseries: subseriesAction,
+  }),
 });

@@ -35,7 +35,7 @@ import {
 import { DEFAULT_MAX_TOKENS, PAGE_FIELDS } from "../views/request.ts";
 import { runIncisive } from "./web_fetch_incisive.ts";
 import { READS_THE_WEB } from "./page_view.ts";
-import { defineTool, type ToolContext } from "./registry.ts";
+import { byAction, defineTool, type ToolContext } from "./registry.ts";
 
 const ACTIONS = ["page", "search", "references"] as const;
 const HOST = /^[a-z0-9.-]{1,253}$/;
@@ -309,6 +309,12 @@ API: clean Markdown, infoboxes as tables, footnotes kept.
 - search: query=, namespace=;
 - references: resolve a page's footnotes= or citations=.`;
 
+const actions = byAction<Args>({
+  page: pageAction,
+  search: searchAction,
+  references: referencesAction,
+});
+
 /** The tool declaration. */
 export const mediawiki = defineTool({
   key: "mediawiki",
@@ -319,13 +325,6 @@ export const mediawiki = defineTool({
   annotations: READS_THE_WEB,
   handler: (args, ctx) => {
     validate(args);
-    switch (args.action) {
-      case "page":
-        return pageAction(args, ctx);
-      case "search":
-        return searchAction(args, ctx);
-      case "references":
-        return referencesAction(args, ctx);
-    }
+    return actions(args, ctx);
   },
 });

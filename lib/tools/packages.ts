@@ -51,7 +51,7 @@ import {
   webUrl,
 } from "../sources/depsdev.ts";
 import { READS_THE_WEB } from "./page_view.ts";
-import { defineTool, type ToolContext } from "./registry.ts";
+import { byAction, defineTool, type ToolContext } from "./registry.ts";
 
 const ACTIONS = ["package", "version", "dependencies", "project", "advisory"] as const;
 const LABELS = SYSTEMS.map((s) => SYSTEM_LABELS[s]);
@@ -745,18 +745,11 @@ export const packages = defineTool({
   description: DESCRIPTION,
   inputSchema: schema,
   annotations: READS_THE_WEB,
-  handler: (args, ctx) => {
-    switch (args.action) {
-      case "package":
-        return packageAction(args, ctx);
-      case "version":
-        return versionAction(args, ctx);
-      case "dependencies":
-        return dependenciesAction(args, ctx);
-      case "project":
-        return projectAction(args, ctx);
-      case "advisory":
-        return advisoryAction(args, ctx);
-    }
-  },
+  handler: byAction<Args>({
+    package: packageAction,
+    version: versionAction,
+    dependencies: dependenciesAction,
+    project: projectAction,
+    advisory: advisoryAction,
+  }),
 });

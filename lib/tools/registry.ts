@@ -107,6 +107,16 @@ export interface ToolDefinition<Schema extends ArgsSchema = ArgsSchema> {
   ): ToolResult | Promise<ToolResult>;
 }
 
+/**
+ * A handler that runs one function per value of the tool's `action`
+ * parameter: `handler: byAction<Args>({ search: searchAction, paper })`.
+ */
+export function byAction<Args extends { action: string }>(
+  actions: Record<Args["action"], (args: Args, context: ToolContext) => Promise<ToolResult>>,
+): (args: Args, context: ToolContext) => Promise<ToolResult> {
+  return (args, context) => actions[args.action as Args["action"]](args, context);
+}
+
 /** Declares a tool with its argument types inferred from the schema. */
 export function defineTool<Schema extends ArgsSchema>(
   definition: ToolDefinition<Schema>,

@@ -35,7 +35,8 @@ import {
   type S2Paper,
   SEARCH_FIELDS,
 } from "../sources/semantic_scholar.ts";
-import { defineTool, type ToolContext } from "./registry.ts";
+import { byAction, defineTool, type ToolContext } from "./registry.ts";
+import { READS_THE_WEB } from "./page_view.ts";
 
 const ACTIONS = [
   "search",
@@ -408,27 +409,14 @@ export const semanticScholar = defineTool({
 - author_search: a name; author: an author id;
 - snippets: words; passages from full texts (paper_id= for one paper).`,
   inputSchema: schema,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: true,
-  },
-  handler(args: SemanticScholarArgs, ctx: ToolContext): Promise<ToolResult> {
-    switch (args.action) {
-      case "search":
-        return search(args, ctx);
-      case "paper":
-        return paper(args, ctx);
-      case "references":
-      case "citations":
-        return links(args, ctx);
-      case "author_search":
-        return authorSearch(args, ctx);
-      case "author":
-        return author(args, ctx);
-      case "snippets":
-        return snippets(args, ctx);
-    }
-  },
+  annotations: READS_THE_WEB,
+  handler: byAction<SemanticScholarArgs>({
+    search,
+    paper,
+    references: links,
+    citations: links,
+    author_search: authorSearch,
+    author,
+    snippets,
+  }),
 });

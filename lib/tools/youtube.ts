@@ -52,7 +52,7 @@ import {
   type Window,
 } from "../sources/youtube/transcript.ts";
 import { READS_THE_WEB } from "./page_view.ts";
-import { defineTool, type ToolContext } from "./registry.ts";
+import { byAction, defineTool, type ToolContext } from "./registry.ts";
 
 const ACTIONS = ["video", "transcript", "channel", "playlist", "search"] as const;
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
@@ -614,18 +614,11 @@ export const youtube = defineTool({
   description: DESCRIPTION,
   inputSchema: schema,
   annotations: READS_THE_WEB,
-  handler: (args, ctx) => {
-    switch (args.action) {
-      case "video":
-        return videoAction(args, ctx);
-      case "transcript":
-        return transcriptAction(args, ctx);
-      case "channel":
-        return channelAction(args, ctx);
-      case "playlist":
-        return playlistAction(args, ctx);
-      case "search":
-        return searchAction(args, ctx);
-    }
-  },
+  handler: byAction<Args>({
+    video: videoAction,
+    transcript: transcriptAction,
+    channel: channelAction,
+    playlist: playlistAction,
+    search: searchAction,
+  }),
 });
