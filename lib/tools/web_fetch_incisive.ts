@@ -58,7 +58,6 @@ export const SEARCH_HELP_RESOURCE = {
 /** Arguments of the tool: the page request. */
 export type IncisiveArgs = PageRequest;
 
-
 /**
  * Runs the tool: the page the request names (through `load`, a test's or a
  * bench's own loader, when given; `file://` URLs then too), its view in the
