@@ -165,6 +165,83 @@ function network(): Check[] {
   return checks;
 }
 
+/** PEM certificates in `text`. */
+function pemCount(text: string): number {
+  return text.match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
+}
+
+/**
+ * The certificates https trusts. Every connection uses Deno's own root
+ * store, which the runtime builds without a permission check from Mozilla's
+ * roots (or `DENO_TLS_CA_STORE`), `DENO_CERT` and `NODE_EXTRA_CA_CERTS`
+ * (lib/net/transport.ts); Node's https module in Deno asks for sys access
+ * "ca" for the same file, which no launch line can grant.
+ */
+function certificates(): Check[] {
+  const stores = env("DENO_TLS_CA_STORE");
+  const roots = stores ? `the ${stores} store (DENO_TLS_CA_STORE)` : "Mozilla's root certificates";
+  const extras = (["NODE_EXTRA_CA_CERTS", "DENO_CERT"] as const).flatMap((variable) => {
+    const path = env(variable);
+    return path ? [{ variable, path }] : [];
+  });
+  if (extras.length === 0) {
+    return [{
+      check: "tls certificates",
+      status: "ok",
+      detail:
+        `https trusts ${roots}; for a company's own CA set NODE_EXTRA_CA_CERTS (or DENO_CERT) to its PEM file`,
+    }];
+  }
+  return extras.map(({ variable, path }): Check => {
+    const check = `tls certificates (${variable})`;
+    const how =
+      "Deno reads it into its own certificate store, which every https connection here uses, so no permission is needed";
+    const why = variable === "NODE_EXTRA_CA_CERTS"
+      ? `; Node's https module would ask for sys access "ca" for it, which --allow-sys=ca cannot grant (Deno refuses the flag)`
+      : "";
+    if (!granted({ name: "read", path })) {
+      return {
+        check,
+        status: "ok",
+        detail:
+          `${path} is trusted beside ${roots}: ${how}${why} (this line may not read it to count its certificates)`,
+      };
+    }
+    let count: number;
+    try {
+      count = pemCount(Deno.readTextFileSync(path));
+    } catch (error) {
+      // A NODE_EXTRA_CA_CERTS file that fails to load is skipped with a warning; a DENO_CERT
+      // file that does leaves Deno without its store (fetch fails, Node's TLS keeps Mozilla's).
+      const effect = variable === "DENO_CERT"
+        ? "Deno cannot build its certificate store, so https trusts at most Mozilla's roots and NODE_EXTRA_CA_CERTS is ignored too"
+        : "Deno ignores it, and https to sites signed by that CA fails";
+      return {
+        check,
+        status: variable === "DENO_CERT" ? "fail" : "warn",
+        detail: `${path} cannot be read (${
+          errorName(error)
+        }): ${effect}; point ${variable} at the CA's PEM file, or unset it`,
+      };
+    }
+    if (count === 0) {
+      return {
+        check,
+        status: "warn",
+        detail:
+          `${path} holds no PEM certificate: Deno ignores it; point ${variable} at the CA's PEM file`,
+      };
+    }
+    return {
+      check,
+      status: "ok",
+      detail: `${path} (${count} certificate${
+        count === 1 ? "" : "s"
+      }) is trusted beside ${roots}: ${how}${why}`,
+    };
+  });
+}
+
 /** A credential: an environment variable, else a file in the config folder. */
 interface Credential {
   check: string;
@@ -614,6 +691,7 @@ export async function diagnose(): Promise<Check[]> {
   return [
     ...basics(),
     ...network(),
+    ...certificates(),
     ...credentials(),
     ...(await browser()),
     ...(await kv()),

@@ -141,57 +141,79 @@ export const pinnedTransport: Transport = {
       : undefined;
     return new Promise<TransportResponse>((resolve, reject) => {
       if (request.signal.aborted) return reject(request.signal.reason);
-      const req = mod.request(request.url, {
-        method: request.method,
-        headers: Object.fromEntries(request.headers),
-        agent: false,
-        lookup: lookup as never,
-      }, (res) => {
-        const remoteAddress = res.socket?.remoteAddress;
-        if (addresses && remoteAddress && !addresses.some((a) => sameAddress(a, remoteAddress))) {
-          res.destroy();
-          reject(
-            new NetError(
-              "pin_mismatch",
-              `the connection to ${request.url.host} reached ${remoteAddress}, not a checked address; refused`,
-              request.url.href,
-            ),
-          );
-          return;
-        }
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: headersOf(res),
-          body: request.method === "HEAD" ? (res.resume(), null) : toWebStream(res),
-          decoded: false,
-          remoteAddress,
+      let req: ReturnType<typeof mod.request>;
+      try {
+        req = mod.request(request.url, {
+          method: request.method,
+          headers: Object.fromEntries(request.headers),
+          agent: false,
+          lookup: lookup as never,
+          // `ca: null` (not undefined): trust Deno's own root store. With NODE_EXTRA_CA_CERTS set,
+          // Deno's node:https (2.9.6) fills an undefined `ca` with tls.getCACertificates(), which
+          // asks for sys access "ca", a permission the command line cannot name (`--allow-sys=ca`
+          // is refused; only a bare --allow-sys grants it), so every https request failed. A null
+          // `ca` leaves the connection on the store Deno's fetch uses, which the runtime builds
+          // itself, without a permission check, from Mozilla's roots (or DENO_TLS_CA_STORE),
+          // --cert or DENO_CERT, and NODE_EXTRA_CA_CERTS: the same certificates, no grant.
+          ca: null as never,
+        }, (res) => {
+          const remoteAddress = res.socket?.remoteAddress;
+          if (addresses && remoteAddress && !addresses.some((a) => sameAddress(a, remoteAddress))) {
+            res.destroy();
+            reject(
+              new NetError(
+                "pin_mismatch",
+                `the connection to ${request.url.host} reached ${remoteAddress}, not a checked address; refused`,
+                request.url.href,
+              ),
+            );
+            return;
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: headersOf(res),
+            body: request.method === "HEAD" ? (res.resume(), null) : toWebStream(res),
+            decoded: false,
+            remoteAddress,
+          });
         });
-      });
+      } catch (error) {
+        // Thrown before any socket exists (a permission the request itself needs): the same
+        // mapping as a failed connection, never a bare runtime error.
+        return reject(connectionError(request.url, error as Error));
+      }
       const onAbort = () => req.destroy(request.signal.reason);
       request.signal.addEventListener("abort", onAbort, { once: true });
       req.on("close", () => request.signal.removeEventListener("abort", onAbort));
       req.on("error", (error: Error & { code?: string }) => {
         if (request.signal.aborted) return reject(request.signal.reason);
-        if (error instanceof Deno.errors.NotCapable) {
-          return reject(socketRefusal(request.url, error));
-        }
-        reject(
-          new NetError(
-            "transport",
-            `could not reach ${request.url.host}: ${error.code ?? ""} ${error.message}`.replace(
-              /\s+/g,
-              " ",
-            ).trim(),
-            request.url.href,
-            { cause: error },
-          ),
-        );
+        reject(connectionError(request.url, error));
       });
       if (request.body) req.write(request.body);
       req.end();
     });
   },
 };
+
+/** A failed exchange as a network error: a refused socket, a refused permission, or the peer. */
+function connectionError(url: URL, error: Error & { code?: string }): NetError {
+  if (error instanceof Deno.errors.NotCapable) {
+    if (/net access/.test(error.message)) return socketRefusal(url, error);
+    return new NetError(
+      "transport",
+      `could not reach ${url.host}: this server's launch line does not grant what the connection asked for (${error.message}); the doctor command says what this launch line grants`,
+      url.href,
+      { cause: error },
+    );
+  }
+  return new NetError(
+    "transport",
+    `could not reach ${url.host}: ${error.code ?? ""} ${error.message}`.replace(/\s+/g, " ")
+      .trim(),
+    url.href,
+    { cause: error },
+  );
+}
 
 /**
  * A connection Deno's permissions refused: the launch line's `--deny-net`

@@ -31,7 +31,7 @@ export const TOOL_SERVER = `${ROOT_DIR}/tests/support/tool_server.ts`;
  * runs the lines exactly as shipped).
  */
 export function taskFlags(
-  task: "start" | "serve:http" | "doctor" = "start",
+  task: "start" | "serve:http" | "doctor" | "fetch" | "sections" = "start",
   loopback = true,
   home: string = Deno.env.get("HOME") ?? "/tmp",
 ): string[] {
@@ -255,18 +255,21 @@ export class HttpServerProcess {
 
   /**
    * Starts the server and waits for its listening line; `extraFlags` are
-   * `deno run` flags beyond the start task's (reading replay fixtures).
+   * `deno run` flags beyond the start task's (reading replay fixtures), or
+   * beyond `runFlags` (`run` first: a launch line under test).
    */
   static async start(
     script: string = MAIN,
     args: string[] = [],
     env: Record<string, string> = {},
     extraFlags: string[] = [],
+    runFlags?: string[],
   ): Promise<HttpServerProcess> {
     const { command, args: argv } = launch(
       script,
       ["serve", "--http", "--port", "0", ...args],
       extraFlags,
+      runFlags,
     );
     const child = new Deno.Command(command, {
       args: argv,
