@@ -960,7 +960,7 @@ export function extractForQuery(
   if (n === 0) return whole(doc, "low", originalTokens);
 
   const expansion = options?.expand?.(terms, doc, query);
-  const ranking = rankForQuery(doc, terms, asksForCode(query), expansion);
+  const ranking = rankedFor(doc, query, terms, expansion);
   const { unitScore, ranked, unitMode } = ranking;
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
     return whole(doc, "low", originalTokens);
@@ -993,6 +993,27 @@ export function extractForQuery(
     confidence = first.coverage >= 0.5 ? "high" : "medium";
   }
   return picker.render(confidence, originalTokens, unitMode);
+}
+
+/**
+ * The last ranking made of each Document, by question: the query view asks
+ * the extraction again with a scaled budget until the answer fills it (see
+ * `lib/views/view.ts`), and the ranking does not depend on the budget.
+ */
+const lastRanking = new WeakMap<Document, { key: string; ranking: Ranking }>();
+
+function rankedFor(
+  doc: Document,
+  query: string,
+  terms: readonly string[],
+  expansion: readonly WeightedTerm[] | undefined,
+): Ranking {
+  const key = JSON.stringify([query, expansion ?? []]);
+  const last = lastRanking.get(doc);
+  if (last?.key === key) return last.ranking;
+  const ranking = rankForQuery(doc, terms, asksForCode(query), expansion);
+  lastRanking.set(doc, { key, ranking });
+  return ranking;
 }
 
 /** Chooses units under a budget and renders them. */
