@@ -17,7 +17,7 @@ export function cliCommand(): string {
     return installation.path.split(/[\\/]/).pop() || "parkour";
   }
   const script = installation.script;
-  const deno = installation.deno === "npx" ? `npx ${installation.denoArgs.join(" ")}` : "deno";
+  const deno = installation.npx ? `npx -y ${installation.npx}` : "deno";
   if (script.startsWith("jsr:")) return `${deno} run -A ${script}`;
   const dir = script.replace(/[\\/][^\\/]*$/, "");
   // Under `deno task`, INIT_CWD is where the person typed the command.

@@ -38,6 +38,14 @@ function readable(path: string): boolean {
   }
 }
 
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 /** The argv an entry starts (OpenCode keeps it as one `command` array). */
 export function entryArgv(entry: Record<string, unknown>): string[] | undefined {
   const command = entry.command;
@@ -99,6 +107,13 @@ export function staleness(
 ): string | undefined {
   const want = expectedArgv(argv, env);
   const installation = currentInstallation();
+  if (/^(\/|[A-Za-z]:[\\/])/.test(argv[0]) && readable(argv[0]) && !isFile(argv[0])) {
+    return `it starts ${argv[0]}, which no longer exists${
+      /[\\/]_npx[\\/]/.test(argv[0])
+        ? " (npm's cache was cleaned: any npx -y deno@VERSION command puts it back)"
+        : ""
+    }`;
+  }
   // Deno may be named by its PATH entry (`deno`) or its resolved path; both run this Deno.
   const sameDeno = argv[0] === want[0] || argv[0].split(/[\\/]/).pop() === "deno" ||
     (installation.kind === "script" && argv[0] === installation.deno);

@@ -239,7 +239,7 @@ function buildLaunch(
  */
 export function stableInstallation(ctx: PathContext): Installation {
   const installation = currentInstallation();
-  if (installation.kind !== "script" || installation.deno === "npx") return installation;
+  if (installation.kind !== "script" || installation.npx) return installation;
   const listed = onPath("deno", ctx.env, ctx.os);
   if (!listed || listed === installation.deno) return installation;
   try {

@@ -161,10 +161,14 @@ export type Installation =
   | {
     /** `deno run` on a script: a local file, a bundle, or a `jsr:` specifier. */
     kind: "script";
-    /** The Deno executable, or `npx` when Deno came from npm's throwaway cache. */
+    /** The Deno executable: an absolute path (or its PATH entry, see `stableInstallation`). */
     deno: string;
-    /** With `deno: "npx"`: the arguments before `run` (`-y deno@VERSION`). */
-    denoArgs: string[];
+    /**
+     * When Deno came from npx (`npx -y deno@VERSION`): that package spec,
+     * `deno@VERSION`, for the commands a person types. `deno` is then the
+     * binary in npx's cache.
+     */
+    npx?: string;
     /** The script: an absolute path or a `jsr:` specifier. */
     script: string;
   }
@@ -195,12 +199,17 @@ export function currentInstallation(
     : mainModule.startsWith("file:")
     ? decodeURIComponent(new URL(mainModule).pathname).replace(/^\/([A-Za-z]:)/, "$1")
     : mainModule;
-  // Deno run through `npx deno@X` lives in npm's cache, which npm may clear:
-  // write the npx line instead of that path.
+  // Deno run through `npx -y deno@X` is the binary in npx's cache
+  // (~/.npm/_npx/<hash of the spec>/node_modules/deno/deno). A launch line
+  // names that file: an MCP client started from a dock or menu has no shell
+  // PATH, so neither `npx` nor the `node` its script starts with may be found
+  // there. Should npm's cache be removed, any `npx -y deno@X` command puts
+  // the binary back at the same path (the folder is named by a hash of the
+  // spec); `doctor` notices an entry whose Deno is gone.
   if (/[\\/]_npx[\\/]/.test(execPath)) {
-    return { kind: "script", deno: "npx", denoArgs: ["-y", `deno@${denoVersion}`], script };
+    return { kind: "script", deno: execPath, npx: `deno@${denoVersion}`, script };
   }
-  return { kind: "script", deno: execPath, denoArgs: [], script };
+  return { kind: "script", deno: execPath, script };
 }
 
 /**
@@ -259,7 +268,7 @@ export function launchCommand(
   if (installation.kind === "binary") return { command: installation.path, args, env };
   return {
     command: installation.deno,
-    args: [...installation.denoArgs, "run", ...flags, installation.script, ...args],
+    args: ["run", ...flags, installation.script, ...args],
     env,
   };
 }

@@ -168,16 +168,14 @@ async function seed(home: string): Promise<void> {
   await write(`${home}/.codex/config.toml`, CODEX);
 }
 
-/** Whether these tests run on Deno from npx's cache (as `.ci/run` does): installs then write npx. */
-const VIA_NPX = /[\\/]_npx[\\/]/.test(Deno.execPath());
-
-/** The args every installed line ends with, and its Deno command. */
+/**
+ * The args every installed line ends with, and its Deno command: the Deno
+ * the install ran under, by an absolute path (npx's cached binary too, as
+ * under `.ci/run`), so a client without the shell's PATH can start it.
+ */
 function assertLaunch(command: string, args: string[], home: string, serverArgs: string[] = []) {
-  if (VIA_NPX) {
-    assert.equal(command, "npx");
-    assert.deepEqual(args.slice(0, 2), ["-y", `deno@${Deno.version.deno}`]);
-    args = args.slice(2);
-  } else assert.equal(Deno.realPathSync(command), Deno.realPathSync(Deno.execPath()));
+  assert.ok(command.startsWith("/"), `not an absolute path: ${command}`);
+  assert.equal(Deno.realPathSync(command), Deno.realPathSync(Deno.execPath()));
   assert.equal(args[0], "run");
   assert.ok(args.includes("--no-prompt"));
   assert.ok(args.some((a) => a.startsWith("--deny-net=") && a.includes("192.168.0.0/16")));
@@ -504,6 +502,70 @@ Deno.test("install --target claude-code without `claude` on PATH writes ~/.claud
   >).parkour;
   assert.equal(entry.type, "stdio");
   assertLaunch(entry.command, entry.args, home);
+});
+
+/** npm's cache (where npx keeps the packages it ran), and whether it holds this Deno already. */
+function npxDeno(): { npx: string; cache: string } | undefined {
+  const npx = PATH.split(":").map((dir) => `${dir}/npx`).find((p) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  });
+  const cache = Deno.env.get("npm_config_cache") || `${Deno.env.get("HOME")}/.npm`;
+  if (!npx) return undefined;
+  try {
+    for (const dir of Deno.readDirSync(`${cache}/_npx`)) {
+      const pkg = `${cache}/_npx/${dir.name}/node_modules/deno/package.json`;
+      try {
+        if (JSON.parse(Deno.readTextFileSync(pkg)).version === Deno.version.deno) {
+          return { npx, cache };
+        }
+      } catch { /* another package */ }
+    }
+  } catch { /* no npx cache */ }
+  return undefined;
+}
+
+const NPX = npxDeno();
+
+Deno.test({
+  name:
+    "install through npx (README: npx -y deno@X task install) writes Deno's absolute path, not npx",
+  // Only with this Deno in npx's cache already: a test never downloads.
+  ignore: NPX === undefined,
+  fn: async () => {
+    const home = await tempHome();
+    const out = await new Deno.Command(NPX!.npx, {
+      args: ["-y", `deno@${Deno.version.deno}`, "task", "install", "--target", "claude-code"],
+      // HOME is the temporary one; npm's cache and Deno's stay where they are.
+      env: baseEnv(home, { npm_config_cache: NPX!.cache, npm_config_update_notifier: "false" }),
+      clearEnv: true,
+      cwd: ROOT_DIR,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    const text = dec.decode(out.stdout) + dec.decode(out.stderr);
+    assert.equal(out.code, 0, text);
+    const entry = (jsonc(await Deno.readTextFile(`${home}/.claude.json`)).mcpServers as Record<
+      string,
+      { command: string; args: string[] }
+    >).parkour;
+    // An absolute path to an executable file that exists: no PATH lookup, no node, no npx.
+    assert.match(entry.command, /^\//, entry.command);
+    assert.match(entry.command, /[\\/]_npx[\\/].*[\\/]deno$/, entry.command);
+    const info = await Deno.stat(entry.command);
+    assert.ok(info.isFile && (info.mode! & 0o111) !== 0, `${entry.command} is not executable`);
+    assert.equal(entry.args[0], "run");
+    assert.ok(entry.args.includes(MAIN), entry.args.join(" "));
+    // And what it names runs: the version of the Deno npx resolved.
+    const version = await new Deno.Command(entry.command, { args: ["--version"], clearEnv: true })
+      .output();
+    assert.match(dec.decode(version.stdout), new RegExp(`^deno ${Deno.version.deno} `));
+  },
 });
 
 Deno.test({

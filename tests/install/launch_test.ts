@@ -16,7 +16,6 @@ Deno.test("launch: a local script run by an installed Deno", () => {
   assert.deepEqual(inst, {
     kind: "script",
     deno: "/usr/bin/deno",
-    denoArgs: [],
     script: "/opt/park our/main.ts",
   });
   const cmd = launchCommand(inst, { configDir: "/home/u/.config/parkour" }, ["--profile", "code"]);
@@ -30,21 +29,19 @@ Deno.test("launch: a local script run by an installed Deno", () => {
   assert.match(commandLine(cmd), /'--deny-net=[^']*\[::1\]'/, "brackets are quoted for the shell");
 });
 
-Deno.test("launch: Deno from npx's cache is written as the npx line, not the cache path", () => {
-  const inst = currentInstallation(
-    "file:///src/parkour/main.ts",
-    "/home/u/.npm/_npx/4f1c/node_modules/deno/deno",
-    "2.9.6",
-  );
+Deno.test("launch: Deno from npx's cache is written as that binary's absolute path, not npx", () => {
+  const deno = "/home/u/.npm/_npx/4f1c/node_modules/deno/deno";
+  const inst = currentInstallation("file:///src/parkour/main.ts", deno, "2.9.6");
   assert.deepEqual(inst, {
     kind: "script",
-    deno: "npx",
-    denoArgs: ["-y", "deno@2.9.6"],
+    deno,
+    npx: "deno@2.9.6",
     script: "/src/parkour/main.ts",
   });
+  // A client started from a dock has no shell PATH: neither npx nor node need be found.
   const cmd = launchCommand(inst);
-  assert.equal(cmd.command, "npx");
-  assert.deepEqual(cmd.args.slice(0, 3), ["-y", "deno@2.9.6", "run"]);
+  assert.equal(cmd.command, deno);
+  assert.deepEqual(cmd.args.slice(0, 2), ["run", "--no-prompt"]);
 });
 
 Deno.test("launch: a JSR run is written as its program entry's jsr: specifier with the version", () => {
