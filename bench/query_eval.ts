@@ -19,6 +19,11 @@
  *
  * `--set` may be given more than once (`--set bench/questions/heldout.json`
  * is the held-out set, written before tuning and scored only at the end).
+ * `--baseline DIR` adds a column for another checkout of this project (for
+ * instance `git worktree add /tmp/base <commit>`), which converts each page
+ * with its own pipeline and answers with its own view, so a method and the
+ * one it replaces are scored side by side on the same questions
+ * (`--baseline-name` labels it).
  *
  * ```sh
  * ```
@@ -38,7 +43,7 @@ import { bestCount, tokenizerReady } from "../lib/content/tokens/count.ts";
 import { pageRequestSchema, parseWith } from "../lib/views/request.ts";
 import { view } from "../lib/views/view.ts";
 import { sharedDir } from "../tests/support/shared.ts";
-import { type Question, questionPage, readQuestions } from "./question_pages.ts";
+import { pageSource, type Question, questionPage, readQuestions } from "./question_pages.ts";
 
 if (!sharedDir()) {
   console.error("query extraction evaluation SKIPPED: set PARKOUR_SHARED_DIR to the shared folder");
@@ -71,6 +76,49 @@ const methods: { name: string; run: Extract }[] = [{
     return { text: r.body, extracted: r.extract?.extracted ?? false, tokens: r.returnedTokens };
   },
 }];
+// Another checkout of this project, run side by side: its own pipeline converts each page and
+// its own view answers (the Documents of two versions are not interchangeable).
+const baselineDir = arg("--baseline");
+if (baselineDir) {
+  const root = `file://${await Deno.realPath(baselineDir)}`;
+  const first = async (paths: string[]) => {
+    for (const path of paths) {
+      try {
+        await Deno.stat(new URL(`${root}/${path}`));
+        return await import(`${root}/${path}`);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+    }
+    throw new Error(`${baselineDir} has none of ${paths.join(", ")}`);
+  };
+  const pipeline = await first(["lib/content/pipeline.ts"]);
+  const baseView = await first(["lib/views/view.ts"]);
+  const request = await first(["lib/views/request.ts"]);
+  const tokens = await first(["lib/content/tokens/count.ts", "lib/content/tokens.ts"]);
+  await tokens.tokenizerReady();
+  const baseDocs = new Map<string, unknown>();
+  const label = arg("--baseline-name") ?? `baseline (${baselineDir})`;
+  methods.push({
+    name: label,
+    run: (_md, doc, q) => {
+      const base = baseDocs.get(doc.url);
+      const r = baseView.view(
+        base,
+        request.parseWith(request.pageRequestSchema, {
+          url: doc.url,
+          query: q,
+          max_tokens: budget,
+        }),
+      );
+      return { text: r.body, extracted: r.extract?.extracted ?? false, tokens: r.returnedTokens };
+    },
+  });
+  for (const q of questions) {
+    const { html, url } = await pageSource(q.page);
+    if (!baseDocs.has(url)) baseDocs.set(url, pipeline.htmlDocument(html, url));
+  }
+}
 const pullmdDir = Deno.env.get("PULLMD_DIR");
 if (pullmdDir) {
   const mod = await import(`file://${pullmdDir}/lib/query-extract.js`);

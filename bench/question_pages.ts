@@ -34,31 +34,37 @@ export const SPEC_PAGES: Record<string, string> = {
 
 const cache = new Map<string, Document>();
 
-/** The Document of a page id (throws when the shared folder is missing). */
-export async function questionPage(id: string): Promise<Document> {
-  const hit = cache.get(id);
-  if (hit) return hit;
+/** A page's HTML (decoded) and the URL it stands for. */
+export interface PageSource {
+  /** The page's HTML. */
+  html: string;
+  /** Its URL. */
+  url: string;
+}
+
+/** The HTML and URL of a page id (throws when the shared folder is missing). */
+export async function pageSource(id: string): Promise<PageSource> {
   const shared = sharedDir();
   if (!shared) throw new Error("set PARKOUR_SHARED_DIR to the shared folder");
   const [kind, name] = [id.slice(0, id.indexOf(":")), id.slice(id.indexOf(":") + 1)];
-  let doc: Document;
+  const html = (raw: Uint8Array) => decodeText(raw, "text/html").text;
   if (kind === "real") {
     const page = PAGES.find((p) => p.name === name);
     if (!page) throw new Error(`unknown real page ${name}`);
-    const raw = await gunzipFile(`${shared}/fixtures/real/${name}.html.gz`);
-    doc = htmlDocument(decodeText(raw, "text/html").text, page.url);
+    return {
+      html: html(await gunzipFile(`${shared}/fixtures/real/${name}.html.gz`)),
+      url: page.url,
+    };
   } else if (kind === "spec") {
     const url = SPEC_PAGES[name];
     if (!url) throw new Error(`unknown spec page ${name}`);
     const folder = `${shared}/fixtures/specs`;
-    let raw: Uint8Array;
     try {
-      raw = await gunzipFile(`${folder}/${name}.html.gz`);
+      return { html: html(await gunzipFile(`${folder}/${name}.html.gz`)), url };
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
       throw new Error(`spec page ${name} missing: expected ${name}.html.gz in ${folder}`);
     }
-    doc = htmlDocument(decodeText(raw, "text/html").text, url);
   } else if (kind === "article") {
     const dataset = `${shared}/datasets/article-extraction`;
     const truth = JSON.parse(await Deno.readTextFile(`${dataset}/ground-truth.json`)) as Record<
@@ -66,9 +72,20 @@ export async function questionPage(id: string): Promise<Document> {
       { url: string }
     >;
     if (!truth[name]) throw new Error(`unknown article ${name}`);
-    const raw = await gunzipFile(`${dataset}/html/${name}.html.gz`);
-    doc = htmlDocument(decodeText(raw, "text/html").text, truth[name].url);
-  } else throw new Error(`page id must start with real:, spec: or article:, got ${id}`);
+    return {
+      html: html(await gunzipFile(`${dataset}/html/${name}.html.gz`)),
+      url: truth[name].url,
+    };
+  }
+  throw new Error(`page id must start with real:, spec: or article:, got ${id}`);
+}
+
+/** The Document of a page id (throws when the shared folder is missing). */
+export async function questionPage(id: string): Promise<Document> {
+  const hit = cache.get(id);
+  if (hit) return hit;
+  const { html, url } = await pageSource(id);
+  const doc = htmlDocument(html, url);
   cache.set(id, doc);
   return doc;
 }
