@@ -2,7 +2,7 @@
  * The error vocabulary every layer throws in and every face maps once: a
  * {@link ContentError} for content that cannot become (or be read from) a
  * Document, a {@link SourceError} for an upstream service that failed or
- * refused, and a {@link ToolError} for an argument a tool's caller can fix.
+ * refused, and a {@link ToolError} for an argument its caller can fix.
  * Each carries a `kind`, and, when the upstream server explained itself,
  * its {@link SourceRemote} details.
  *
@@ -68,11 +68,12 @@ export class ContentError extends Error {
 }
 
 /**
- * What failed upstream: `upstream` (a service answered with an error or
- * refused the request: the remote status says which) or `render` (the
- * headless browser could not render the page).
+ * What failed: `upstream` (a service answered with an error or refused the
+ * request: the remote status says which), `render` (the headless browser
+ * could not render the page) or `bad_input` (the caller's argument: a
+ * {@link ToolError}).
  */
-export type SourceErrorKind = "upstream" | "render";
+export type SourceErrorKind = "upstream" | "render" | "bad_input";
 
 /**
  * An expected failure of a source (a record that does not exist, an
@@ -95,14 +96,14 @@ export class SourceError extends Error {
 }
 
 /**
- * An expected failure a tool handler throws (an argument its caller can
- * fix, a combination the tool refuses); the message says what happened and
- * what to try next. Mapped like a {@link SourceError}.
+ * A request its caller can fix (an argument a tool or a source refuses, a
+ * combination the tool does not take); the message says what was wrong and
+ * what to send instead. Kind `bad_input`.
  */
 export class ToolError extends SourceError {
   /** Creates the error. */
   constructor(message: string, remote?: SourceRemote) {
-    super(message, remote);
+    super(message, remote, "bad_input");
     this.name = "ToolError";
   }
 }

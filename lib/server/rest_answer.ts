@@ -93,7 +93,7 @@ function upstream(message: string, kind: string, remote?: SourceError["remote"])
  *
  * | failure                                          | status |
  * | ------------------------------------------------ | ------ |
- * | invalid URL, scheme other than http(s), credentials, bad parameters | 400 |
+ * | invalid URL, scheme other than http(s), credentials, bad parameters or input | 400 |
  * | address refused (private, loopback, metadata...) | 403    |
  * | upstream 404 / 410                               | 404 / 410 |
  * | any other upstream status                        | 502    |
@@ -133,9 +133,14 @@ export function apiError(error: unknown, url = ""): ApiError {
     return new ApiError(error.kind === "unsupported_type" ? 415 : 422, kind, error.message);
   }
   if (error instanceof SourceError) {
-    return error.kind === "render"
-      ? new ApiError(502, "render", error.message)
-      : upstream(error.message, "source", error.remote);
+    switch (error.kind) {
+      case "bad_input":
+        return new ApiError(400, error.kind, error.message);
+      case "render":
+        return new ApiError(502, error.kind, error.message);
+      default:
+        return upstream(error.message, "source", error.remote);
+    }
   }
   if (error instanceof ConfigError) return new ApiError(500, "configuration", error.message);
   if (error instanceof DOMException && error.name === "AbortError") {

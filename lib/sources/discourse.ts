@@ -29,7 +29,7 @@
  *
  * @module
  */
-import { ContentError } from "../errors.ts";
+import { ContentError, ToolError } from "../errors.ts";
 import { hint, messageFact, ph, readPage } from "../hint.ts";
 import { Document, type DocumentFact } from "../content/document/document.ts";
 import { htmlToMarkdown } from "../content/html/markdown.ts";
@@ -48,15 +48,6 @@ export const POST_BUDGET = 100;
 export const CHAR_BUDGET = 80_000;
 /** Spacing between requests to one forum, in ms. */
 export const INTERVAL_MS = 1000;
-
-/** Bad input (a URL that names no forum or topic). */
-export class DiscourseInputError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "DiscourseInputError";
-  }
-}
 
 /** A topic on a forum. */
 export interface TopicRef {
@@ -79,24 +70,24 @@ function parseHttpUrl(input: string): URL {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new DiscourseInputError(
+    throw new ToolError(
       `Could not determine a forum host from '${
         text.slice(0, 100)
       }': give the forum's address, like https://meta.discourse.org`,
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new DiscourseInputError(
+    throw new ToolError(
       `Could not determine a forum host from '${
         text.slice(0, 100)
       }': only http and https forum addresses are read`,
     );
   }
   if (url.username || url.password) {
-    throw new DiscourseInputError("A forum address with credentials in it is refused");
+    throw new ToolError("A forum address with credentials in it is refused");
   }
   if (!url.hostname.includes(".") && url.hostname !== "localhost") {
-    throw new DiscourseInputError(
+    throw new ToolError(
       `Could not determine a forum host from '${
         text.slice(0, 100)
       }': give the forum's address, like https://meta.discourse.org`,
@@ -154,18 +145,18 @@ export function parseTopicQuery(query: string, base?: string): TopicRef {
   const text = query.trim();
   if (/^\d{1,12}$/.test(text)) {
     if (!base) {
-      throw new DiscourseInputError(
+      throw new ToolError(
         `A bare topic id needs base_url (the forum's address, like https://meta.discourse.org), or give the topic's URL`,
       );
     }
     const id = Number(text);
-    if (id < 1) throw new DiscourseInputError("Topic ids start at 1");
+    if (id < 1) throw new ToolError("Topic ids start at 1");
     return { base: forumBase(base), id };
   }
   const url = parseHttpUrl(text);
   const ref = topicOfUrl(url);
   if (!ref) {
-    throw new DiscourseInputError(
+    throw new ToolError(
       `Could not extract a topic id from '${
         text.slice(0, 100)
       }': a topic URL looks like https://forum.example/t/some-title/123 (or /t/123, /t/some-title/123/45)`,

@@ -26,6 +26,7 @@
 import { credential } from "../config.ts";
 import { htmlToText } from "../content/html/text.ts";
 import { defaultNet } from "../net/default.ts";
+import { ToolError } from "../errors.ts";
 import { NetError } from "../net/errors.ts";
 import type { FetchResult } from "../net/fetch.ts";
 import {
@@ -162,15 +163,6 @@ export const LENSES: readonly Lens[] = [
   { slug: "recipes", about: "recipe sites", activation: true },
 ];
 
-/** A caller's input that cannot be sent. */
-export class KagiInputError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "KagiInputError";
-  }
-}
-
 /** A failed Kagi request, explained. */
 export class KagiError extends Error {
   /** HTTP status, when there was an answer. */
@@ -197,7 +189,7 @@ export function checkDate(name: string, value: string): string {
     return day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
   })();
   if (!valid) {
-    throw new KagiInputError(
+    throw new ToolError(
       `${name} must be a date written YYYY-MM-DD (e.g. 2024-05-01); got '${value.slice(0, 40)}'`,
     );
   }
@@ -209,7 +201,7 @@ export function checkRegion(value: string): string {
   if (Object.hasOwn(REGIONS, value)) return value;
   const lower = value.toLowerCase();
   const close = Object.hasOwn(REGIONS, lower) ? ` (region codes are lowercase: '${lower}')` : "";
-  throw new KagiInputError(
+  throw new ToolError(
     `unknown region '${value.slice(0, 40)}'${close}. Valid regions: ${
       Object.keys(REGIONS).join(", ")
     } (the resource kagi://regions names them)`,
@@ -238,7 +230,7 @@ export function checkLens(value: string): string {
   if (LENS_ID.test(id) && /[A-Z0-9]/.test(id)) return id;
   const builtIn = LENSES.find((l) => l.slug === v.toLowerCase());
   const hint = builtIn ? ` (built-in slugs are lowercase: '${builtIn.slug}')` : "";
-  throw new KagiInputError(
+  throw new ToolError(
     `unknown lens '${v.slice(0, 80)}'${hint}. Give a built-in lens (${
       LENSES.map((l) => `'${l.slug}'`).join(", ")
     }), a shareable lens id, or a https://kagi.com/lenses/<id> URL (the resource kagi://lenses describes them)`,

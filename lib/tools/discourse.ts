@@ -20,7 +20,6 @@ import { trusted } from "../trust.ts";
 import { OUTPUT_FORMATS } from "../config.ts";
 import { cacheKey, pageCache } from "../sources/router.ts";
 import {
-  DiscourseInputError,
   forumBase,
   latestTopics,
   loadTopic,
@@ -47,22 +46,13 @@ const schema = z.object({
 
 type Args = z.infer<typeof schema>;
 
-function input<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof DiscourseInputError) throw new ToolError(error.message);
-    throw error;
-  }
-}
-
 function baseOf(args: Args): string {
   if (!args.base_url?.trim()) {
     throw new ToolError(
       `${args.action} needs base_url: the forum's address, like https://meta.discourse.org`,
     );
   }
-  return input(() => forumBase(args.base_url!));
+  return forumBase(args.base_url!);
 }
 
 async function topicAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
@@ -72,7 +62,7 @@ async function topicAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
       "topic needs query: the topic's URL (https://forum.example/t/slug/123) or its id with base_url",
     );
   }
-  const ref = input(() => parseTopicQuery(query, args.base_url?.trim() || undefined));
+  const ref = parseTopicQuery(query, args.base_url?.trim() || undefined);
   const url = topicUrl(ref);
   const key = cacheKey(url);
   let doc = pageCache().get(key);

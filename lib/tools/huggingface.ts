@@ -27,7 +27,6 @@ import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
 import {
   ACCEPTED_FORMS,
-  HfInputError,
   type HfTarget,
   hubUrl,
   listedRecord,
@@ -153,13 +152,7 @@ async function list(args: HuggingFaceArgs, ctx: ToolContext): Promise<ToolResult
 }
 
 function target(args: HuggingFaceArgs): HfTarget {
-  let t: HfTarget;
-  try {
-    t = parseHfQuery(args.query, args.ref);
-  } catch (error) {
-    if (error instanceof HfInputError) throw new ToolError(error.message);
-    throw error;
-  }
+  const t = parseHfQuery(args.query, args.ref);
   const action = args.action;
   if (action === "tree") {
     if (t.kind === "org") throw new ToolError(`tree needs a repository; ${ACCEPTED_FORMS}`);

@@ -26,7 +26,6 @@ import { loadDocument } from "../sources/router.ts";
 import {
   draftUrl,
   fetchSubseries,
-  IetfInputError,
   parseDraftName,
   parseRfcNumber,
   parseSubseries,
@@ -59,11 +58,6 @@ const schema = z.object({
 
 type Args = z.infer<typeof schema>;
 
-function inputError(error: unknown): never {
-  if (error instanceof IetfInputError) throw new ToolError(error.message);
-  throw error;
-}
-
 async function loadRecord(
   url: string,
   ctx: ToolContext,
@@ -80,22 +74,12 @@ async function loadRecord(
 }
 
 async function rfcAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
-  let n: number;
-  try {
-    n = parseRfcNumber(args.query);
-  } catch (error) {
-    inputError(error);
-  }
+  const n = parseRfcNumber(args.query);
   return await loadRecord(rfcUrl(n), ctx);
 }
 
 async function draftAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
-  let ref;
-  try {
-    ref = parseDraftName(args.query);
-  } catch (error) {
-    inputError(error);
-  }
+  const ref = parseDraftName(args.query);
   const asked = ref.rev;
   return await loadRecord(draftUrl(ref.name), ctx, (fm) => {
     const latest = fm.toRecord().revision;
@@ -182,12 +166,7 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
 }
 
 async function subseriesAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
-  let ref;
-  try {
-    ref = parseSubseries(args.query);
-  } catch (error) {
-    inputError(error);
-  }
+  const ref = parseSubseries(args.query);
   const id = trusted.matching(`${ref.series} ${ref.number}`, /^(?:STD|BCP|FYI) [1-9]\d{0,3}$/);
   const members = await fetchSubseries(ref, ctx.signal);
   const fm = new Frontmatter()

@@ -34,7 +34,6 @@ import {
   KAGI_SEARCH_URL,
   kagiApiKey,
   KagiError,
-  KagiInputError,
   type KagiResults,
   LENSES,
   REGIONS,
@@ -110,23 +109,18 @@ function check(args: Args): Checked {
     unsupported("after", args.after);
     unsupported("before", args.before);
   }
-  try {
-    const out: Checked = { queries, workflow, limit: args.limit ?? 5 };
-    if (args.page !== undefined) out.page = args.page;
-    if (args.lens !== undefined) out.lens = checkLens(args.lens);
-    if (args.region !== undefined) out.region = checkRegion(args.region.trim());
-    if (args.after !== undefined) out.after = checkDate("after", args.after.trim());
-    if (args.before !== undefined) out.before = checkDate("before", args.before.trim());
-    if (out.after && out.before && out.after > out.before) {
-      throw new KagiInputError(
-        `after (${out.after}) is later than before (${out.before}); swap them or widen the range`,
-      );
-    }
-    return out;
-  } catch (error) {
-    if (error instanceof KagiInputError) throw new ToolError(error.message);
-    throw error;
+  const out: Checked = { queries, workflow, limit: args.limit ?? 5 };
+  if (args.page !== undefined) out.page = args.page;
+  if (args.lens !== undefined) out.lens = checkLens(args.lens);
+  if (args.region !== undefined) out.region = checkRegion(args.region.trim());
+  if (args.after !== undefined) out.after = checkDate("after", args.after.trim());
+  if (args.before !== undefined) out.before = checkDate("before", args.before.trim());
+  if (out.after && out.before && out.after > out.before) {
+    throw new ToolError(
+      `after (${out.after}) is later than before (${out.before}); swap them or widen the range`,
+    );
   }
+  return out;
 }
 
 function noKey(ctx: ToolContext, workflow: Workflow): ToolResult {

@@ -41,7 +41,6 @@ import {
   videoId,
   type VideoInfo,
   watchUrl,
-  YoutubeError,
 } from "../sources/youtube/mod.ts";
 import {
   buildWindows,
@@ -94,21 +93,7 @@ function idOf(url: string | undefined, action: string): string {
   if (url === undefined || url.trim() === "") {
     throw new ToolError(`'url' is required for action='${action}'; ${ACCEPTED_FORMS}`);
   }
-  try {
-    return videoId(url);
-  } catch (error) {
-    if (error instanceof YoutubeError) throw new ToolError(error.message);
-    throw error;
-  }
-}
-
-async function load<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof YoutubeError) throw new ToolError(error.message);
-    throw error;
-  }
+  return videoId(url);
 }
 
 function baseFrontmatter(info: VideoInfo, action: string): Frontmatter {
@@ -130,7 +115,7 @@ function chapterList(chapters: Chapter[]): string {
 async function videoAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
   const id = idOf(args.url, "video");
   const [info, comments] = await Promise.all([
-    load(() => fetchPlayer(id, ctx.signal)),
+    fetchPlayer(id, ctx.signal),
     fetchCommentCount(id, ctx.signal),
   ]);
   const fm = baseFrontmatter(info, "video");
@@ -220,7 +205,7 @@ async function transcriptAction(args: Args, ctx: ToolContext): Promise<ToolResul
   validateTranscriptArgs(args);
   const id = idOf(args.url, "transcript");
   const languages = args.languages?.length ? args.languages : ["en"];
-  const info = await load(() => fetchPlayer(id, ctx.signal));
+  const info = await fetchPlayer(id, ctx.signal);
   const fm = baseFrontmatter(info, "transcript");
   fm.set("requested_languages", languages.map((l) => trusted.matching(l, LANG)));
   if (info.tracks.length === 0) {
@@ -237,7 +222,7 @@ async function transcriptAction(args: Args, ctx: ToolContext): Promise<ToolResul
       } for video ${id}; available: ${available}. Call again with languages=["<one of these>"]`,
     );
   }
-  const cues = await load(() => fetchCaptions(track, ctx.signal));
+  const cues = await fetchCaptions(track, ctx.signal);
   if (cues.length === 0) {
     throw new ToolError(
       `the ${track.languageCode} caption track of video ${id} is empty; try another language from action=video`,
@@ -400,9 +385,7 @@ async function morePage(
   what: string,
 ): Promise<ToolResult> {
   const limit = clampLimit(args.limit);
-  const page: ListPage = await load(() =>
-    fetchMore(endpoint, args.continuation!, limit, ctx.signal)
-  );
+  const page: ListPage = await fetchMore(endpoint, args.continuation!, limit, ctx.signal);
   const fm = new Frontmatter()
     .set("api", trusted.text`YouTube Innertube`)
     .set("action", trusted.oneOf(ACTIONS, args.action))
@@ -454,7 +437,7 @@ async function playlistAction(args: Args, ctx: ToolContext): Promise<ToolResult>
   }
   const id = playlistId(args.url);
   const limit = clampLimit(args.limit);
-  const playlist = await load(() => fetchPlaylist(id, limit, ctx.signal));
+  const playlist = await fetchPlaylist(id, limit, ctx.signal);
   const fm = new Frontmatter()
     .set("source", trusted.url(`https://www.youtube.com/playlist?list=${id}`))
     .set("api", trusted.text`YouTube Innertube`)
@@ -498,13 +481,7 @@ async function channelAction(args: Args, ctx: ToolContext): Promise<ToolResult> 
       "'url' is required for action='channel': https://www.youtube.com/@handle or /channel/UC…",
     );
   }
-  let target;
-  try {
-    target = parseYoutubeUrl(url);
-  } catch (error) {
-    if (error instanceof YoutubeError) throw new ToolError(error.message);
-    throw error;
-  }
+  const target = parseYoutubeUrl(url);
   if (target.kind !== "channel") {
     throw new ToolError(
       `URL is a ${target.kind}, not a channel; pass https://www.youtube.com/@handle, /channel/UC…, /c/<name> or /user/<name>`,
@@ -513,7 +490,7 @@ async function channelAction(args: Args, ctx: ToolContext): Promise<ToolResult> 
   const limit = clampLimit(args.limit);
   const ref = target.ref;
   const tab = args.tab ?? "videos";
-  const channel = await load(() => fetchChannel(ref, limit, ctx.signal, tab));
+  const channel = await fetchChannel(ref, limit, ctx.signal, tab);
   const fm = new Frontmatter()
     .set("source", trusted.url(`https://www.youtube.com/channel/${channel.id}`))
     .set("api", trusted.text`YouTube Innertube`)
@@ -570,7 +547,7 @@ async function searchAction(args: Args, ctx: ToolContext): Promise<ToolResult> {
     throw new ToolError("'query' is required for action='search' (words to search videos for)");
   }
   const limit = clampLimit(args.limit);
-  const page = await load(() => searchVideos(query, limit, ctx.signal));
+  const page = await searchVideos(query, limit, ctx.signal);
   const entries = page.entries;
   const fm = new Frontmatter()
     .set("api", trusted.text`YouTube Innertube`)

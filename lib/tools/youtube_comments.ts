@@ -9,7 +9,7 @@ import { Frontmatter } from "../envelope/frontmatter.ts";
 import type { ToolResult } from "../envelope/response.ts";
 import { ToolError } from "../errors.ts";
 import { trusted } from "../trust.ts";
-import { videoId, watchUrl, YoutubeError } from "../sources/youtube/mod.ts";
+import { videoId, watchUrl } from "../sources/youtube/mod.ts";
 import { type Comment, fetchComments, fetchReplies } from "../sources/youtube/comments.ts";
 import { READS_THE_WEB } from "./page_view.ts";
 import { defineTool, type ToolContext } from "./registry.ts";
@@ -39,24 +39,15 @@ function line(c: Comment): string {
   return `${tags.join(", ")}: ${c.text.replace(/\s+/g, " ").trim()}`;
 }
 
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof YoutubeError) throw new ToolError(error.message);
-    throw error;
-  }
-}
-
 async function handle(args: Args, ctx: ToolContext): Promise<ToolResult> {
-  const id = await guarded(() => Promise.resolve(videoId(args.url)));
+  const id = videoId(args.url);
   const commentId = args.comment_id?.trim();
   if (commentId !== undefined && !COMMENT_ID.test(commentId)) {
     throw new ToolError(
       "comment_id must be the id of a top-level comment as the overview shows it (id=Ugx…); reply ids (with a dot) have no replies of their own",
     );
   }
-  const { title, threads } = await guarded(() => fetchComments(id, ctx.signal));
+  const { title, threads } = await fetchComments(id, ctx.signal);
   const fm = new Frontmatter()
     .set("source", trusted.url(watchUrl(id)))
     .set("api", trusted.text`YouTube Innertube`)
@@ -90,9 +81,7 @@ async function handle(args: Args, ctx: ToolContext): Promise<ToolResult> {
       `comment ${commentId} is not among the top-level comments of the first page (the top ${threads.length}); call without comment_id to see their ids`,
     );
   }
-  const replies = target.repliesToken
-    ? await guarded(() => fetchReplies(target.repliesToken!, ctx.signal))
-    : [];
+  const replies = target.repliesToken ? await fetchReplies(target.repliesToken!, ctx.signal) : [];
   fm.set("replies_in_view", replies.length);
   fm.append("hint", trusted.text`drop comment_id to see the top-level overview`);
   const body = [

@@ -6,11 +6,11 @@
  * where named).
  */
 import assert from "node:assert/strict";
+import { ToolError } from "../../lib/errors.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
 import {
   cleanRaw,
-  DiscourseInputError,
   forumBase,
   nestHeadings,
   parseTopicQuery,
@@ -46,8 +46,8 @@ Deno.test("discourse units: base URLs, topic ids, raw cleanup, nested headings",
     forumBase("forum.example.org/community/latest"),
     "https://forum.example.org/community",
   );
-  assert.throws(() => forumBase("ftp://forum.example.org"), DiscourseInputError);
-  assert.throws(() => forumBase("not a host"), DiscourseInputError);
+  assert.throws(() => forumBase("ftp://forum.example.org"), ToolError);
+  assert.throws(() => forumBase("not a host"), ToolError);
   assert.deepEqual(topicOfUrl("https://f.example.org/sub/t/slug/123/45"), {
     base: "https://f.example.org/sub",
     id: 123,

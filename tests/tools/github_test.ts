@@ -5,10 +5,10 @@
  * documentation; the real captures under PARKOUR_SHARED_DIR where named).
  */
 import assert from "node:assert/strict";
+import { ToolError } from "../../lib/errors.ts";
 import { HttpServerProcess, replaySetup } from "../support/process.ts";
 import { sharedDir } from "../support/shared.ts";
 import {
-  GithubInputError,
   parseGithubUrl,
   parseIssueQuery,
   parseLineAnchor,
@@ -74,7 +74,7 @@ Deno.test("github queries: malformed input names the accepted forms", () => {
   assert.equal(parseIssueQuery("https://github.com/o/r/pull/5").number, 5);
   for (const bad of ["python/cpython", "cpython#1", "a/b#x", "a/b#-1", "../x#1", ""]) {
     assert.throws(() => parseIssueQuery(bad), (e: Error) => {
-      assert.ok(e instanceof GithubInputError);
+      assert.ok(e instanceof ToolError);
       assert.match(e.message, /owner\/repo#123/);
       return true;
     });

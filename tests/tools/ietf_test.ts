@@ -5,15 +5,11 @@
  * shapes; the real captures under PARKOUR_SHARED_DIR where named).
  */
 import assert from "node:assert/strict";
+import { ToolError } from "../../lib/errors.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { sharedDir } from "../support/shared.ts";
 import fc from "fast-check";
-import {
-  IetfInputError,
-  parseDraftName,
-  parseRfcNumber,
-  parseSubseries,
-} from "../../lib/sources/ietf/mod.ts";
+import { parseDraftName, parseRfcNumber, parseSubseries } from "../../lib/sources/ietf/mod.ts";
 import { parseXml, readSubseries, XmlError } from "../../lib/sources/ietf/bibxml.ts";
 import {
   asList,
@@ -455,7 +451,7 @@ Deno.test("ietf parsers: any input gives a valid number or an input error, never
           assert.ok(Number.isSafeInteger(out) && out >= 1 && out <= 99_999);
         }
       } catch (error) {
-        assert.ok(error instanceof IetfInputError, String(error));
+        assert.ok(error instanceof ToolError, String(error));
       }
     }
   }));

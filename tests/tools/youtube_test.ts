@@ -5,14 +5,11 @@
  * PARKOUR_SHARED_DIR where named).
  */
 import assert from "node:assert/strict";
+import { ToolError } from "../../lib/errors.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { envelopeReady, parseFences, parseFrontmatter } from "../../mod.ts";
 import { sharedDir } from "../support/shared.ts";
-import {
-  descriptionChapters,
-  parseYoutubeUrl,
-  YoutubeError,
-} from "../../lib/sources/youtube/mod.ts";
+import { descriptionChapters, parseYoutubeUrl } from "../../lib/sources/youtube/mod.ts";
 import { buildWindows, clock } from "../../lib/sources/youtube/transcript.ts";
 import { callTool, connectServer, frontmatterText } from "../support/mcp_client.ts";
 
@@ -60,7 +57,7 @@ Deno.test("youtube: URL forms and malformed ids", () => {
       "https://www.youtube.com/watch?v=<script>xx",
     ]
   ) {
-    assert.throws(() => parseYoutubeUrl(bad), YoutubeError, bad);
+    assert.throws(() => parseYoutubeUrl(bad), ToolError, bad);
   }
 });
 

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { SourceError } from "../../errors.ts";
+import { ToolError } from "../../errors.ts";
 
 /** An owner or repository name as GitHub allows them. */
 export const NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$/;
@@ -90,9 +90,6 @@ export type GithubTarget =
   | { kind: "compare"; owner: string; repo: string; spec: string }
   | { kind: "releases"; owner: string; repo: string; tag?: string }
   | { kind: "refused"; message: string };
-
-/** Thrown for malformed GitHub input; the message shows the accepted forms. */
-export class GithubInputError extends SourceError {}
 
 function decode(segment: string): string {
   try {
@@ -277,7 +274,7 @@ export function parseIssueQuery(
     /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1,100})(?:#|\/(?:issues\/|pull\/)?)(\d{1,9})$/
       .exec(q);
   if (!m) {
-    throw new GithubInputError(`'${show(q)}' is not an issue or pull request; ${ISSUE_FORMS}`);
+    throw new ToolError(`'${show(q)}' is not an issue or pull request; ${ISSUE_FORMS}`);
   }
   return { owner: m[1], repo: m[2], number: Number(m[3]) };
 }
@@ -289,7 +286,7 @@ export function parseRepoQuery(query: string): { owner: string; repo: string } {
   if (fromUrl && "owner" in fromUrl) return { owner: fromUrl.owner, repo: fromUrl.repo };
   const bare = q.replace(/^github\.com\//i, "").replace(/\.git$/, "");
   if (!OWNER_REPO_PATTERN.test(bare)) {
-    throw new GithubInputError(`'${show(q)}' is not a repository; ${REPO_FORMS}`);
+    throw new ToolError(`'${show(q)}' is not a repository; ${REPO_FORMS}`);
   }
   const [owner, repo] = bare.split("/");
   return { owner, repo };
@@ -313,7 +310,7 @@ export function parsePathQuery(
     q = q.slice(0, hash);
   }
   if (ref !== undefined && !REF_PATTERN.test(ref)) {
-    throw new GithubInputError(
+    throw new ToolError(
       `ref '${
         show(ref)
       }' is not a git ref; give a branch, tag or commit SHA such as main, v1.2.0 or 3f2a9c1`,
@@ -327,16 +324,16 @@ export function parsePathQuery(
     const m = /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1,100})(?:\/(.*))?$/.exec(
       q.replace(/^github\.com\//i, ""),
     );
-    if (!m) throw new GithubInputError(`'${show(q)}' is not a repository path; ${PATH_FORMS}`);
+    if (!m) throw new ToolError(`'${show(q)}' is not a repository path; ${PATH_FORMS}`);
     target = { owner: m[1], repo: m[2], path: (m[3] ?? "").replace(/\/$/, "") };
   }
   if (pathRequired && target.path === "") {
-    throw new GithubInputError(
+    throw new ToolError(
       `'${show(q)}' names no file; ${PATH_FORMS} (list a directory with action=tree)`,
     );
   }
   if (target.path !== "" && !safePath(target.path)) {
-    throw new GithubInputError(
+    throw new ToolError(
       `'${
         show(target.path)
       }' is not a valid repository path (no empty, '.' or '..' segments, no control characters or backslashes); ${PATH_FORMS}`,
@@ -360,9 +357,9 @@ export function parseLineAnchor(fragment: string | undefined): LineRange | undef
   if (!m) return undefined;
   const from = Number(m[1]);
   const to = m[2] === undefined ? from : Number(m[2]);
-  if (from < 1) throw new GithubInputError(`line anchor #${fragment}: lines are numbered from 1`);
+  if (from < 1) throw new ToolError(`line anchor #${fragment}: lines are numbered from 1`);
   if (to < from) {
-    throw new GithubInputError(
+    throw new ToolError(
       `invalid line range L${from}-L${to}: the start must not exceed the end (e.g. #L${to}-L${from})`,
     );
   }

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { ContentError } from "../../errors.ts";
+import { ContentError, ToolError } from "../../errors.ts";
 import { codeDocument } from "../../content/code/files.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
@@ -188,18 +188,9 @@ export function parseHfUrl(url: URL): HfTarget | Declined | undefined {
   return { kind: "model", repo };
 }
 
-/** An error for a query that names nothing this tool reads. */
-export class HfInputError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "HfInputError";
-  }
-}
-
 /**
  * Reads a query: a URL, `owner/name[@rev]`, or `owner/name/path` (the path
- * makes it a file or folder). Throws {@link HfInputError} with the accepted
+ * makes it a file or folder). Throws {@link ToolError} with the accepted
  * forms otherwise.
  */
 export function parseHfQuery(query: string, ref?: string): HfTarget {
@@ -209,16 +200,16 @@ export function parseHfQuery(query: string, ref?: string): HfTarget {
     try {
       url = new URL(q);
     } catch {
-      throw new HfInputError(`'${q.slice(0, 100)}' is not a valid URL; ${ACCEPTED_FORMS}`);
+      throw new ToolError(`'${q.slice(0, 100)}' is not a valid URL; ${ACCEPTED_FORMS}`);
     }
     const t = parseHfUrl(url);
     if (!t) {
-      throw new HfInputError(
+      throw new ToolError(
         `'${q.slice(0, 100)}' is not a Hugging Face model URL; ${ACCEPTED_FORMS}`,
       );
     }
     if (t.kind === "declined") {
-      throw new HfInputError(
+      throw new ToolError(
         `the URL names ${t.what}; Hugging Face datasets, Spaces and site pages are out of scope for this tool — read them with web_fetch_incisive`,
       );
     }
@@ -232,14 +223,14 @@ export function parseHfQuery(query: string, ref?: string): HfTarget {
   const rev = ref ?? (at >= 0 ? q.slice(at + 1) : undefined);
   const parts = main.split("/").filter((p) => p !== "");
   if (parts.length < 2 || !REPO_PATTERN.test(`${parts[0]}/${parts[1]}`) || /\s/.test(main)) {
-    throw new HfInputError(`'${q.slice(0, 100)}' is not a model id; ${ACCEPTED_FORMS}`);
+    throw new ToolError(`'${q.slice(0, 100)}' is not a model id; ${ACCEPTED_FORMS}`);
   }
   const repo = `${parts[0]}/${parts[1]}`;
   if (rev !== undefined) checkRev(rev);
   if (parts.length === 2) return { kind: "model", repo, rev };
   const path = parts.slice(2).join("/");
   if (parts.slice(2).some((p) => p === ".." || p === ".")) {
-    throw new HfInputError(
+    throw new ToolError(
       `the path '${
         path.slice(0, 100)
       }' has '.' or '..' segments; give a path inside the repository`,
@@ -250,7 +241,7 @@ export function parseHfQuery(query: string, ref?: string): HfTarget {
 
 function checkRev(rev: string): string {
   if (!REV_PATTERN.test(rev)) {
-    throw new HfInputError(
+    throw new ToolError(
       `'${
         rev.slice(0, 80)
       }' is not a revision; give a branch, tag or commit (main, v1.0, 86b5e09…) or refs/pr/N`,

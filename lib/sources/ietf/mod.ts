@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { ContentError } from "../../errors.ts";
+import { ContentError, ToolError } from "../../errors.ts";
 import { Document, type DocumentFact } from "../../content/document/document.ts";
 import { type Trusted, trusted } from "../../trust.ts";
 import { callTool, hint, messageFact, ph, seeAlso } from "../../hint.ts";
@@ -38,15 +38,6 @@ export const BIBXML_SUBSERIES = "https://bib.ietf.org/public/rfc/bibxml9";
 /** Highest RFC number accepted (numbers are below 10,000 today). */
 export const MAX_RFC = 99_999;
 
-/** Thrown for input that names no RFC, draft or subseries; the message lists the accepted forms. */
-export class IetfInputError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "IetfInputError";
-  }
-}
-
 /** The forms the rfc action and RFC URLs accept, for error messages. */
 export const RFC_FORMS =
   "a number (9110), 'RFC 9110', 'rfc9110', the DOI 10.17487/RFC9110, or a URL such as https://www.rfc-editor.org/rfc/rfc9110 or https://datatracker.ietf.org/doc/rfc9110/";
@@ -62,14 +53,14 @@ export const SUBSERIES_FORMS =
 function checkedRfc(digits: string, input: string): number {
   const n = Number(digits);
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_RFC || digits.length > 6) {
-    throw new IetfInputError(
+    throw new ToolError(
       `'${input}' is not an RFC number: RFC numbers run from 1 to a few thousand (${MAX_RFC} at most). Give ${RFC_FORMS}`,
     );
   }
   return n;
 }
 
-/** The RFC number named by `input`, in any of {@link RFC_FORMS}; throws {@link IetfInputError}. */
+/** The RFC number named by `input`, in any of {@link RFC_FORMS}; throws {@link ToolError}. */
 export function parseRfcNumber(input: string): number {
   const s = input.trim();
   let m = /^(?:rfc)?\s*-?\s*(\d+)$/i.exec(s);
@@ -96,7 +87,7 @@ export function parseRfcNumber(input: string): number {
       if (m) return checkedRfc(m[1], s);
     }
   }
-  throw new IetfInputError(`'${s.slice(0, 200)}' does not name an RFC. Give ${RFC_FORMS}`);
+  throw new ToolError(`'${s.slice(0, 200)}' does not name an RFC. Give ${RFC_FORMS}`);
 }
 
 const DRAFT_NAME = /^draft-[a-z0-9]+(?:-[a-z0-9]+)+$/;
@@ -109,7 +100,7 @@ export interface DraftRef {
   rev?: string;
 }
 
-/** The draft named by `input`, in any of {@link DRAFT_FORMS}; throws {@link IetfInputError}. */
+/** The draft named by `input`, in any of {@link DRAFT_FORMS}; throws {@link ToolError}. */
 export function parseDraftName(input: string): DraftRef {
   let s = input.trim();
   if (/^https?:\/\//i.test(s)) {
@@ -126,13 +117,13 @@ export function parseDraftName(input: string): DraftRef {
       ? /^\/archive\/id\/(draft-[^/]+?)(?:\.(?:html|txt|xml|pdf))?$/i.exec(path)
       : null;
     if (!m) {
-      throw new IetfInputError(`'${s.slice(0, 200)}' is not a draft's URL. Give ${DRAFT_FORMS}`);
+      throw new ToolError(`'${s.slice(0, 200)}' is not a draft's URL. Give ${DRAFT_FORMS}`);
     }
     s = m[2] ? `${m[1]}-${m[2]}` : m[1];
   }
   s = s.toLowerCase();
   if (s.length > 120 || !DRAFT_NAME.test(s)) {
-    throw new IetfInputError(
+    throw new ToolError(
       `'${
         input.trim().slice(0, 200)
       }' is not a draft name: names start with 'draft-' and hold lowercase letters, digits and hyphens. Give ${DRAFT_FORMS}`,
@@ -155,7 +146,7 @@ export interface SubseriesRef {
   number: number;
 }
 
-/** The subseries document named by `input` ({@link SUBSERIES_FORMS}); throws {@link IetfInputError}. */
+/** The subseries document named by `input` ({@link SUBSERIES_FORMS}); throws {@link ToolError}. */
 export function parseSubseries(input: string): SubseriesRef {
   const s = input.trim();
   const m = /^(?:https?:\/\/(?:www\.)?rfc-editor\.org\/info\/)?(std|bcp|fyi)\s*(\d{1,6})\/?$/i.exec(
@@ -163,7 +154,7 @@ export function parseSubseries(input: string): SubseriesRef {
   );
   const n = m ? Number(m[2]) : NaN;
   if (!m || n < 1 || n > 9999) {
-    throw new IetfInputError(
+    throw new ToolError(
       `'${s.slice(0, 200)}' does not name a subseries document. Give ${SUBSERIES_FORMS}`,
     );
   }

@@ -18,29 +18,32 @@ import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import type { FetchResult } from "../../net/fetch.ts";
 import { fetchThrough } from "../../net/fetch_api.ts";
-import { YoutubeError } from "./errors.ts";
+import { ContentError, SourceError } from "../../errors.ts";
 
 /** What a failed status means for the person asking, by status. */
-export function statusError(status: number, url: string): YoutubeError {
+export function statusError(status: number, url: string): SourceError {
   if (status === 429) {
-    return new YoutubeError(
+    return new SourceError(
       "YouTube answered 429 (too many requests; it rate-limits or blocks this address). Wait a few minutes and retry; from a datacenter address, set HTTPS_PROXY to a residential proxy",
+      { status },
     );
   }
   if (status >= 500) {
-    return new YoutubeError(
+    return new SourceError(
       `YouTube answered ${status} (a server-side failure); retry in a minute`,
+      { status },
     );
   }
   const path = new URL(url).pathname;
-  return new YoutubeError(
+  return new SourceError(
     status === 404
       ? `YouTube answered 404 to ${path}: what was asked for does not exist; check the id, handle or URL`
       : `YouTube answered ${status} to ${path}; the video may be gone, or YouTube changed its API — retry later`,
+    { status },
   );
 }
 
-/** One request through the guarded network; a failed status becomes a {@link YoutubeError}. */
+/** One request through the guarded network; a failed status becomes a {@link SourceError}. */
 export async function netRequest(
   url: string,
   init: { method: "GET" | "POST"; body?: string | Uint8Array; headers?: HeadersInit },
@@ -111,19 +114,23 @@ export async function innertubeCall(
       parse: false,
     }) as { data?: unknown };
   } catch (error) {
-    if (error instanceof YoutubeError || error instanceof NetError) throw error;
+    if (
+      error instanceof SourceError || error instanceof ContentError || error instanceof NetError
+    ) {
+      throw error;
+    }
     const message = error instanceof Error ? error.message : String(error);
     if (/json/i.test(message)) {
-      throw new YoutubeError(
+      throw new ContentError(
         "YouTube's answer was not JSON (a consent or block page?); retry later or from another network",
       );
     }
-    throw new YoutubeError(
+    throw new SourceError(
       `the YouTube request ${endpoint} failed (${message.slice(0, 160)}); retry later`,
     );
   }
   if (reply.data === undefined || typeof reply.data !== "object") {
-    throw new YoutubeError(
+    throw new ContentError(
       "YouTube's answer was not JSON (a consent or block page?); retry later or from another network",
     );
   }

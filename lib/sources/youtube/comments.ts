@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { innertubePost, YoutubeError } from "./mod.ts";
+import { innertubePost } from "./mod.ts";
+import { SourceError } from "../../errors.ts";
 
 /** One comment. */
 export interface Comment {
@@ -184,7 +185,7 @@ export async function fetchComments(
     .find(Boolean) ?? "";
   const token = commentsToken(watch);
   if (!token) {
-    throw new YoutubeError(
+    throw new SourceError(
       `video ${id} shows no comment section: comments are turned off, the video is unavailable, or YouTube withheld it from this client; check the video with youtube action=video`,
     );
   }

@@ -6,7 +6,7 @@
  * - {@link parseYoutubeUrl}: video ids and the accepted URL forms;
  * - {@link fetchPlayer}: `POST /youtubei/v1/player` with the ANDROID client
  *   context (the WEB client's caption URLs now need a PO token), mapped to
- *   {@link VideoInfo} or a {@link YoutubeError} that says what to try;
+ *   {@link VideoInfo} or a a `SourceError`, `ContentError` or `ToolError` that says what to try;
  * - {@link fetchCaptions}: one caption track as timed cues (timedtext json3);
  * - {@link searchVideos}, {@link fetchPlaylist} and {@link fetchChannel}:
  *   `/search`, `/navigation/resolve_url` and `/browse` with the WEB client
@@ -16,9 +16,7 @@
  * @module
  */
 import { innertubeCall, netRequest } from "./client.ts";
-import { YoutubeError } from "./errors.ts";
-
-export { YoutubeError };
+import { ContentError, SourceError, ToolError } from "../../errors.ts";
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 
@@ -33,7 +31,7 @@ export type YoutubeTarget =
   | { kind: "channel"; ref: string }
   | { kind: "playlist"; id: string };
 
-/** Parses a video id or a YouTube URL; throws {@link YoutubeError} otherwise. */
+/** Parses a video id or a YouTube URL; throws a `ToolError` otherwise. */
 export function parseYoutubeUrl(input: string): YoutubeTarget {
   const raw = input.trim();
   if (VIDEO_ID.test(raw)) return { kind: "video", id: raw };
@@ -41,20 +39,20 @@ export function parseYoutubeUrl(input: string): YoutubeTarget {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
   } catch {
-    throw new YoutubeError(
+    throw new ToolError(
       `Not a recognized YouTube URL or video id: '${raw.slice(0, 100)}'; ${ACCEPTED_FORMS}`,
     );
   }
   const host = url.hostname.toLowerCase().replace(/^(?:www|m)\./, "");
   if (host === "music.youtube.com") {
-    throw new YoutubeError(
+    throw new ToolError(
       "music.youtube.com is out of scope; use the video's www.youtube.com/watch?v=<id> URL",
     );
   }
   const parts = url.pathname.split("/").filter(Boolean);
   const check = (id: string | undefined | null): YoutubeTarget => {
     if (id && VIDEO_ID.test(id)) return { kind: "video", id };
-    throw new YoutubeError(
+    throw new ToolError(
       `'${
         raw.slice(0, 100)
       }' does not hold a valid video id (11 characters of A-Z a-z 0-9 _ -); ${ACCEPTED_FORMS}`,
@@ -62,7 +60,7 @@ export function parseYoutubeUrl(input: string): YoutubeTarget {
   };
   if (host === "youtu.be") return check(parts[0]);
   if (host !== "youtube.com" && host !== "youtube-nocookie.com") {
-    throw new YoutubeError(
+    throw new ToolError(
       `Not a recognized YouTube URL: '${raw.slice(0, 100)}'; ${ACCEPTED_FORMS}`,
     );
   }
@@ -74,14 +72,14 @@ export function parseYoutubeUrl(input: string): YoutubeTarget {
   if (parts[0]?.startsWith("@") || ["channel", "c", "user"].includes(parts[0] ?? "")) {
     return { kind: "channel", ref: parts.slice(0, parts[0].startsWith("@") ? 1 : 2).join("/") };
   }
-  throw new YoutubeError(`Not a recognized YouTube URL: '${raw.slice(0, 100)}'; ${ACCEPTED_FORMS}`);
+  throw new ToolError(`Not a recognized YouTube URL: '${raw.slice(0, 100)}'; ${ACCEPTED_FORMS}`);
 }
 
 /** Parses a URL that must name a video; returns its id. */
 export function videoId(input: string): string {
   const target = parseYoutubeUrl(input);
   if (target.kind === "video") return target.id;
-  throw new YoutubeError(
+  throw new ToolError(
     `URL is a ${target.kind}, not a video; pass a video URL (${ACCEPTED_FORMS})`,
   );
 }
@@ -218,10 +216,10 @@ export function descriptionChapters(description: string): Chapter[] {
 export function readPlayer(body: unknown, id: string): VideoInfo {
   const root = obj(body);
   const problem = playabilityError(obj(root.playabilityStatus), id);
-  if (problem) throw new YoutubeError(problem);
+  if (problem) throw new SourceError(problem);
   const details = obj(root.videoDetails);
   if (str(details.videoId) !== id) {
-    throw new YoutubeError(
+    throw new SourceError(
       `YouTube's answer for video ${id} had no details for it (a changed API or a blocked request); retry later`,
     );
   }
@@ -266,8 +264,8 @@ export async function fetchPlayer(id: string, signal?: AbortSignal): Promise<Vid
   try {
     body = await innertubeCall("/player", { videoId: id }, "ANDROID", signal);
   } catch (error) {
-    if (error instanceof YoutubeError && /not JSON/.test(error.message)) {
-      throw new YoutubeError(
+    if (error instanceof ContentError) {
+      throw new ContentError(
         `YouTube's player answer for video ${id} was not JSON (a consent or block page?); retry later or from another network`,
       );
     }
@@ -290,7 +288,7 @@ export interface Cue {
 export function readJson3(body: unknown): Cue[] {
   const events = obj(body).events;
   if (!Array.isArray(events)) {
-    throw new YoutubeError("the caption track was not in the expected json3 form; retry later");
+    throw new ContentError("the caption track was not in the expected json3 form; retry later");
   }
   const cues: Cue[] = [];
   for (const e of events) {
@@ -320,12 +318,12 @@ export function json3Url(track: CaptionTrack): string {
 export async function fetchCaptions(track: CaptionTrack, signal?: AbortSignal): Promise<Cue[]> {
   const url = json3Url(track);
   if (new URL(url).hostname !== "www.youtube.com") {
-    throw new YoutubeError("the caption track pointed outside www.youtube.com; refused");
+    throw new SourceError("the caption track pointed outside www.youtube.com; refused");
   }
   const result = await netRequest(url, { method: "GET" }, signal);
   const text = result.text();
   if (text.trim() === "") {
-    throw new YoutubeError(
+    throw new SourceError(
       "YouTube returned an empty caption track (it does this to blocked or unverified clients); retry later, or from another network (HTTPS_PROXY)",
     );
   }
@@ -333,7 +331,7 @@ export async function fetchCaptions(track: CaptionTrack, signal?: AbortSignal): 
   try {
     body = JSON.parse(text);
   } catch {
-    throw new YoutubeError("the caption track was not valid JSON; retry later");
+    throw new ContentError("the caption track was not valid JSON; retry later");
   }
   return readJson3(body);
 }
@@ -519,7 +517,7 @@ export async function fetchMore(
   signal?: AbortSignal,
 ): Promise<ListPage> {
   if (!CONTINUATION.test(token)) {
-    throw new YoutubeError(
+    throw new ToolError(
       "continuation takes the next_page value of an earlier answer (letters, digits, _ - = %); pass it unchanged",
     );
   }
@@ -577,7 +575,7 @@ export async function fetchPlaylist(
   const header = obj(obj(body.header).playlistHeaderRenderer);
   const items = readEntries(body.contents, limit);
   if (items.length === 0 && !str(meta.title)) {
-    throw new YoutubeError(
+    throw new SourceError(
       `playlist ${id} could not be read${
         alert ? ` (YouTube says: "${alert.slice(0, 160)}")` : ""
       }: it may be private, deleted or a mix that only exists in the app. Check the list= id of the URL`,
@@ -637,7 +635,7 @@ export async function fetchChannel(
     const resolved = obj(await innertubePost("/navigation/resolve_url", { url }, signal));
     id = str(obj(obj(resolved.endpoint).browseEndpoint).browseId);
     if (!CHANNEL_ID.test(id)) {
-      throw new YoutubeError(
+      throw new SourceError(
         `YouTube does not know the channel ${
           ref.slice(0, 80)
         }; check the handle, or pass https://www.youtube.com/channel/UC… from the channel's page`,
@@ -645,7 +643,7 @@ export async function fetchChannel(
     }
   }
   if (!CHANNEL_ID.test(id)) {
-    throw new YoutubeError(
+    throw new ToolError(
       "a channel id is UC followed by 22 characters (A-Z a-z 0-9 _ -); check the URL",
     );
   }
@@ -656,7 +654,7 @@ export async function fetchChannel(
   if (!str(meta.title)) {
     const alert = (Array.isArray(body.alerts) ? body.alerts : [])
       .map((a) => runsText(obj(obj(a).alertRenderer).text)).find(Boolean);
-    throw new YoutubeError(
+    throw new SourceError(
       `channel ${id} could not be read${
         alert ? ` (YouTube says: "${alert.slice(0, 160)}")` : ""
       }: it may be terminated or hidden; check the URL`,
