@@ -11,7 +11,13 @@
  * @module
  */
 import type { Language, Node, Parser } from "web-tree-sitter";
-import { type CodeLanguage, type CodeLanguageId, isClassLike } from "./languages.ts";
+import {
+  type CodeLanguage,
+  type CodeLanguageId,
+  isClassLike,
+  npmBytes,
+  RAW_IMPORTS_OFF,
+} from "./languages.ts";
 
 /** One definition. */
 export interface Definition {
@@ -56,12 +62,10 @@ async function loadRuntime(): Promise<TreeSitter> {
   const ts = await import("web-tree-sitter");
   let wasmBinary: Uint8Array;
   try {
-    // Built at run time: `deno publish` refuses static bytes imports.
-    const specifier = `npm:${RUNTIME_PACKAGE}/web-tree-sitter.wasm`;
-    wasmBinary = (await import(specifier, { with: { type: "bytes" } })).default;
+    wasmBinary = await npmBytes(`npm:${RUNTIME_PACKAGE}/web-tree-sitter.wasm`);
   } catch (error) {
     throw new OutlineUnavailable(
-      /not a valid module type|raw-imports/i.test(String(error))
+      RAW_IMPORTS_OFF.test(String(error))
         ? "tree-sitter needs Deno's --unstable-raw-imports flag (the start task has it)"
         : `the tree-sitter runtime did not load: ${String(error).split("\n")[0]}`,
     );

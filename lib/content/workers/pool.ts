@@ -26,13 +26,14 @@
  *   throws, which frees the core; the worker is terminated too, and a new
  *   page gets a fresh one.
  * - **Where workers run**: a Deno worker loads its modules with the
- *   process's read permission, so workers are used only when the program's
- *   own folder is readable (a source checkout started with
- *   `--allow-read=<checkout>`). Otherwise (the shipped launch lines, which
- *   read only the config folder; the one-file bundle, which has no worker
- *   module beside it; a remote `jsr:` import) pages convert on the main
- *   thread as before, and the first large page logs once, at debug level,
- *   why.
+ *   process's permissions, so from a checkout workers are used only when
+ *   the program's own folder is readable (`--allow-read=<checkout>`); a
+ *   copy loaded from a registry (`jsr:`, whose host Deno lets a process
+ *   import from) loads the worker from there too. Otherwise (the shipped
+ *   launch lines, which read only the config folder; the one-file bundle,
+ *   which has no worker module beside it) pages convert on the main thread
+ *   as before, and the first large page logs once, at debug level, why. A
+ *   worker that fails to load also leaves pages on the main thread.
  *
  * @module
  */
@@ -154,6 +155,8 @@ export const WORKERS_VARIABLE = "PARKOUR_CONVERT_WORKERS";
 
 function why(): string | undefined {
   if (env(WORKERS_VARIABLE) === "0") return `${WORKERS_VARIABLE}=0`;
+  // A registry copy (jsr:): the worker module comes from where this one came from.
+  if (WORKER_URL.protocol === "https:" || WORKER_URL.protocol === "http:") return undefined;
   if (WORKER_URL.protocol !== "file:") return `the program is loaded from ${WORKER_URL.origin}`;
   // Asked before anything is read, so no permission prompt can appear.
   const dir = decodeURIComponent(PROGRAM_DIR.pathname);
@@ -190,6 +193,7 @@ function spawn(): Slot {
     worker.onmessage = (event: MessageEvent) => {
       const data = event.data as ConvertReply | ConvertPart | WorkerHeap | { ready: true };
       if ("ready" in data) {
+        log("debug", `conversion worker started (${WORKER_URL.protocol.slice(0, -1)})`);
         resolve(true);
         return;
       }
