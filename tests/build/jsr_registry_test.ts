@@ -297,7 +297,8 @@ Deno.test({
       const config = JSON.parse(await Deno.readTextFile(`${home}/.cursor/mcp.json`));
       const entry: { command: string; args: string[]; env?: Record<string, string> } =
         config.mcpServers.parkour;
-      assert.ok(entry.args.includes(`jsr:${PACKAGE}/cli`), JSON.stringify(entry));
+      const cli = new RegExp(`^jsr:${PACKAGE}(@[^/]+)?/cli$`);
+      assert.ok(entry.args.some((a) => cli.test(a)), JSON.stringify(entry));
       assert.ok(!entry.args.includes("-A") && !entry.args.includes("--allow-all"));
       // As written, but for the loopback range in --deny-net: the test's pages are on 127.0.0.1.
       await exercise(reg, place, entry.command, openLoopback(entry.args), {
