@@ -207,31 +207,11 @@ Deno.test("budget pages: whole-page reads fill 85 % of the budget in every scrip
 Deno.test("budget pages: a question's answer fills 85 % of the budget in every script, never more than it", async () => {
   for (const [file, question] of BUDGET_PAGES) {
     const doc = await readFileDocument(`${BUDGET}/${file}`);
-    for (const n of [1000, 3000]) {
+    for (const n of [300, 1000, 3000]) {
       const answer = await toolAnswer(doc, { max_tokens: n, query: question });
       await checkQuestion(`${file} at ${n}`, answer, n, doc.title, FLOOR);
     }
-    // At 300, within the budget; the fill is the next test's.
-    const small = await toolAnswer(doc, { max_tokens: 300, query: question });
-    await checkQuestion(`${file} at 300`, small, 300, doc.title, 0.6);
   }
-});
-
-// At small budgets the extraction takes whole parts (paragraphs, or runs of sentences in
-// scripts with capitals), gives the first section 60 % of the budget when the runner-up is
-// close and starts a further section only with 150 tokens left, so an answer of 300 can stop
-// at 70 % (lib/content/question/extract.ts, not this change's room).
-Deno.test({
-  name: "budget pages: a question's answer fills 85 % of a budget of 300 in every script " +
-    "— IGNORED: the extraction's whole parts and its 150-token rule leave room at 300",
-  ignore: true,
-  fn: async () => {
-    for (const [file, question] of BUDGET_PAGES) {
-      const doc = await readFileDocument(`${BUDGET}/${file}`);
-      const answer = await toolAnswer(doc, { max_tokens: 300, query: question });
-      await checkQuestion(`${file} at 300`, answer, 300, doc.title, FLOOR);
-    }
-  },
 });
 
 for (const [file, question] of BUDGET_PAGES) {

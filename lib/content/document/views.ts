@@ -419,11 +419,15 @@ export function cutToBudget(
   }
   // A block's real cost is counted with the end of the text before it, since o200k can join
   // the two (a table's last `|` and the blank line after it are one token).
+  // A block the estimate puts at twice the room left or more does not fit, and is not counted
+  // (encoding a block of megabytes would cost seconds).
   const measure = exact
     ? (from: number, to: number) => {
+      const piece = markdown.slice(from, to);
+      if (tokenWeight(piece) > 2 * (budget - used) + 64) return Infinity;
       const context = Math.max(markdown.lastIndexOf("\n", from - 1) + 1, from - 200, 0);
       const before = markdown.slice(context, from);
-      return countTokensSync(before + markdown.slice(from, to)) - countTokensSync(before);
+      return countTokensSync(before + piece) - countTokensSync(before);
     }
     : (from: number, to: number) => tokenWeight(markdown.slice(from, to));
   let used = 0;
