@@ -53,7 +53,6 @@ import {
   queryIndex,
   rankForQuery,
   type WeightedTerm,
-  withExtractOptions,
 } from "../lib/content/question/extract.ts";
 import { asksForCode, isStopWord, stem } from "../lib/content/question/terms.ts";
 import { scan } from "../lib/content/search/words.ts";
@@ -346,9 +345,7 @@ function ask(method: { expand?: Expand }, q: Question): Outcome {
     max_tokens: budget,
   });
   const t = performance.now();
-  const r = method.expand
-    ? withExtractOptions({ expand: once }, () => view(doc, request))
-    : view(doc, request);
+  const r = method.expand ? view(doc, request, { extract: { expand: once } }) : view(doc, request);
   const ms = performance.now() - t;
   const hit = q.answers.some((a) => r.body.includes(a));
   return { hit, tokens: r.returnedTokens, body: r.body, ms, expandMs, terms };

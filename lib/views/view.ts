@@ -17,6 +17,7 @@ import { ancestry } from "../content/document/sections.ts";
 import {
   ELISION,
   extractForQuery,
+  type ExtractOptions,
   QUERY_MAX_TOKENS,
   QUERY_MIN_TOKENS,
   type QueryExtraction,
@@ -170,6 +171,11 @@ export interface ViewOptions {
    * questions keep their defaults.
    */
   wholeByDefault?: boolean;
+  /**
+   * Options of the question's extraction (an expansion of its terms): for
+   * benchmarks that measure a variant through the view; no face sets it.
+   */
+  extract?: ExtractOptions;
   /** The URL's #fragment. */
   fragment?: string;
   /** Whether the page's source reads the fragment itself. */
@@ -308,9 +314,14 @@ const REFINE_AIM = 0.96;
  * scaled request falls outside it). The fullest answer within the budget is
  * kept; when none fits, the first, which the final check cuts.
  */
-function extractWithin(doc: Document, question: string, budget: number): QueryExtraction {
+function extractWithin(
+  doc: Document,
+  question: string,
+  budget: number,
+  options: ExtractOptions | undefined,
+): QueryExtraction {
   const limit = Math.min(budget, QUERY_MAX_TOKENS);
-  const first = extractForQuery(doc, question, limit);
+  const first = extractForQuery(doc, question, limit, options);
   if (!tokenizerLoaded() || !first.extracted || first.overBudget || !Number.isFinite(budget)) {
     return first;
   }
@@ -337,7 +348,7 @@ function extractWithin(doc: Document, question: string, budget: number): QueryEx
     next = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, next));
     if (next <= lo || next >= hi || hi - lo <= margin) break;
     asked = next;
-    x = extractForQuery(doc, question, next);
+    x = extractForQuery(doc, question, next, options);
   }
   return best ?? first;
 }
@@ -347,9 +358,10 @@ function queryView(
   question: string,
   budget: number,
   wholeWhenNoMatch: number | undefined,
+  extract: ExtractOptions | undefined,
 ): ViewResult {
   const r = base("query");
-  const x = extractWithin(doc, question, budget);
+  const x = extractWithin(doc, question, budget, extract);
   r.grewIndex = true;
   r.extract = x;
   r.query = question;
@@ -667,7 +679,13 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
       r = pageView(doc, budget);
       break;
     case "query":
-      r = queryView(doc, v.query, budget, options.wholeByDefault ? cap - reserve : undefined);
+      r = queryView(
+        doc,
+        v.query,
+        budget,
+        options.wholeByDefault ? cap - reserve : undefined,
+        options.extract,
+      );
       break;
     case "section":
       r = sectionView(doc, v, budget);

@@ -918,25 +918,6 @@ export interface ExtractOptions {
   expand?: (terms: readonly string[], doc: Document, query: string) => readonly WeightedTerm[];
 }
 
-/** Options of the calls made inside {@link withExtractOptions}. */
-let scoped: ExtractOptions | undefined;
-
-/**
- * Runs `fn` with `options` as the options of every {@link extractForQuery}
- * call made inside it that passes none: how a bench measures an expansion
- * through the view, which passes none. `fn` must be synchronous (the
- * options end with its return, not with a promise's settling).
- */
-export function withExtractOptions<T>(options: ExtractOptions, fn: () => T): T {
-  const before = scoped;
-  scoped = options;
-  try {
-    return fn();
-  } finally {
-    scoped = before;
-  }
-}
-
 /**
  * Extracts the parts of `doc` that answer `query` within `maxTokens`
  * (clamped to {@link QUERY_MIN_TOKENS}..{@link QUERY_MAX_TOKENS}).
@@ -945,7 +926,7 @@ export function extractForQuery(
   doc: Document,
   query: string,
   maxTokens: number = QUERY_DEFAULT_TOKENS,
-  options: ExtractOptions | undefined = scoped,
+  options: ExtractOptions = {},
 ): QueryExtraction {
   const budget = Math.min(QUERY_MAX_TOKENS, Math.max(QUERY_MIN_TOKENS, Math.floor(maxTokens)));
   const originalTokens = doc.tokens;
@@ -959,7 +940,7 @@ export function extractForQuery(
   const n = units.length;
   if (n === 0) return whole(doc, "low", originalTokens);
 
-  const expansion = options?.expand?.(terms, doc, query);
+  const expansion = options.expand?.(terms, doc, query);
   const ranking = rankedFor(doc, query, terms, expansion);
   const { unitScore, ranked, unitMode } = ranking;
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {

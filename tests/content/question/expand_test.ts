@@ -1,15 +1,16 @@
 /**
  * Expansion terms beside a question's own: they count at their weight where
  * a question term counts, never in coverage, and none (no options, no
- * terms, or outside {@link withExtractOptions}) is the ranking unchanged.
+ * terms, or a view given no extraction options) is the ranking unchanged.
  */
 import assert from "node:assert/strict";
+import { pageRequestSchema, parseWith } from "../../../lib/views/request.ts";
+import { view } from "../../../lib/views/view.ts";
 import { Document } from "../../../lib/content/document/document.ts";
 import {
   extractForQuery,
   rankForQuery,
   type WeightedTerm,
-  withExtractOptions,
 } from "../../../lib/content/question/extract.ts";
 import { questionTerms, stem } from "../../../lib/content/question/terms.ts";
 
@@ -84,16 +85,23 @@ Deno.test("expansion: a term not on the page is found through its expansion, at 
   assert.deepEqual(twice.termWeight, [1]);
 });
 
-Deno.test("expansion: withExtractOptions applies to calls that pass none, only inside it", () => {
+Deno.test("expansion: the view passes its extraction options on, and none by default", () => {
   const doc = review();
   const seen: string[][] = [];
-  const inside = withExtractOptions({
-    expand: (terms) => {
-      seen.push([...terms]);
-      return price;
+  const request = parseWith(pageRequestSchema, {
+    url: doc.url,
+    query: "how expensive is it",
+    max_tokens: 100,
+  });
+  const expanded = view(doc, request, {
+    extract: {
+      expand: (terms) => {
+        seen.push([...terms]);
+        return price;
+      },
     },
-  }, () => extractForQuery(doc, "how expensive is it", 100));
-  assert.equal(inside.extracted, true);
-  assert.deepEqual(seen, [questionTerms("how expensive is it").terms]);
-  assert.equal(extractForQuery(doc, "how expensive is it", 100).extracted, false);
+  });
+  assert.equal(expanded.extract?.extracted, true);
+  assert.deepEqual(seen[0], questionTerms("how expensive is it").terms);
+  assert.equal(view(doc, request).extract?.extracted, false);
 });
