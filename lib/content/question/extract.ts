@@ -49,6 +49,7 @@
  *
  * @module
  */
+import { RESPONSE_TOKEN_CAP } from "../../config.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
 import { TermCounts } from "../search/term_counts.ts";
 import { type Document, indexBuilds } from "../document/document.ts";
@@ -63,8 +64,8 @@ import { typedArrayBytes } from "../../runtime/heap.ts";
 export const QUERY_DEFAULT_TOKENS = 600;
 /** Smallest budget accepted with a question. */
 export const QUERY_MIN_TOKENS = 50;
-/** Largest budget accepted with a question. */
-export const QUERY_MAX_TOKENS = 25000;
+/** Largest budget accepted with a question: the response cap. */
+export const QUERY_MAX_TOKENS: number = RESPONSE_TOKEN_CAP;
 /** Lists and tables larger than this are divided into items or rows. */
 export const SPLIT_TOKENS = 200;
 /** Paragraphs larger than this are divided into runs of sentences. */
