@@ -32,7 +32,10 @@
  * stdio server's least-privilege flags baked in. `deno compile` needs the
  * target's runtime (denort), which it downloads from dl.deno.land unless
  * the zip is already in the Deno cache; targets without it are skipped
- * unless `--online` or `--require` is given.
+ * unless `--online` or `--require` is given. No package registry ships
+ * denort (on npm, `deno` brings only the `deno` executable, through
+ * `@deno/<os>-<arch>`), and `DENORT_BIN` set to that executable gives a
+ * file that runs as plain `deno`: only denort reads the payload.
  *
  * @module
  */
