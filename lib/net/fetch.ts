@@ -424,7 +424,14 @@ export class Net {
       expectedBytes: total,
       onBytes: progress &&
         ((n) =>
-          progress.report("download", n, total, `downloaded ${formatBytes(n)} from ${where}`)),
+          progress.report(
+            "download",
+            n,
+            total,
+            `downloaded ${formatBytes(n)}${
+              total === undefined ? "" : ` of ${formatBytes(total)}`
+            } from ${where}`,
+          )),
     });
     let decoded: { text: string; charset: Charset } | undefined;
     const decode = () => (decoded ??= decodeText(bytes, response.headers.get("content-type")));

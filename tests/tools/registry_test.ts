@@ -262,7 +262,8 @@ Deno.test("tools: progress notifications reach a client that asked", async () =>
         { onprogress: (p) => seen.push(p) },
       );
       assert.equal(result.isError, undefined);
-      assert.deepEqual(seen.map((p) => p.progress), [1, 2], era);
+      // The tool's steps, as shares of one series of one total.
+      assert.deepEqual(seen.map((p) => [p.progress, p.total]), [[40, 100], [80, 100]], era);
       assert.equal(seen[0].message, "halfway");
     } finally {
       await client.close();
