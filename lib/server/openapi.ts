@@ -99,6 +99,36 @@ const PAGE_SCHEMA: Json = {
     slices_not_found: { type: "array", items: { type: "integer" } },
     dropped_text_share: { type: "number" },
     degraded: { type: "boolean" },
+    hints: {
+      type: "array",
+      items: { type: "string" },
+      description: "Next steps, each a sentence with the requests it names.",
+    },
+    hint_steps: {
+      type: "array",
+      description: "The hints as pieces: text, and the calls they name for a client to run.",
+      items: {
+        type: "array",
+        items: {
+          oneOf: [
+            { type: "string" },
+            {
+              type: "object",
+              required: ["view", "params", "href"],
+              properties: {
+                view: { enum: ["page", "outline"] },
+                params: {
+                  type: "object",
+                  description:
+                    'Parameters besides url; a value to fill in is {"placeholder": "..."}.',
+                },
+                href: { type: "string" },
+              },
+            },
+          ],
+        },
+      },
+    },
   },
 };
 

@@ -11,7 +11,14 @@ import { ContentError, SourceError } from "../errors.ts";
 import { Frontmatter } from "../envelope/frontmatter.ts";
 import { htmlToText } from "../content/html/text.ts";
 import { markdownToText } from "../content/document/plain_text.ts";
-import { type HintContext, readOutline, renderMessage } from "../hint.ts";
+import {
+  type HintContext,
+  type HintValue,
+  type Message,
+  readOutline,
+  renderMessage,
+  shown,
+} from "../hint.ts";
 import { log } from "../log.ts";
 import { NetError } from "../net/errors.ts";
 import { trusted } from "../trust.ts";
@@ -272,8 +279,41 @@ export function record(a: PageAnswer): Record<string, unknown> {
   }
   if (doc.degraded) out.degraded = true;
   const ctx = restHints(url.href);
-  const messages = r.messages.filter((m) => m.kind === "hint");
-  if (messages.length > 0) out.hints = messages.map((m) => renderMessage(m, ctx));
+  const messages = r.messages.filter((m) => m.kind === "hint" && shown(m, ctx));
+  if (messages.length > 0) {
+    out.hints = messages.map((m) => renderMessage(m, ctx));
+    out.hint_steps = messages.map((m) => hintSteps(m, ctx));
+  }
+  return out;
+}
+
+/**
+ * A call a hint names, for a client that runs it (the page at `/` makes it
+ * a button): the view, its parameters (a value to fill in is
+ * `{"placeholder": "..."}`; the URL is the answer's own) and the request.
+ */
+export interface HintCall {
+  /** `page` (`/api`) or `outline` (`/api/sections`). */
+  view: "page" | "outline";
+  /** The parameters besides the URL. */
+  params: Record<string, HintValue>;
+  /** The request, as {@link record}'s `hints` write it. */
+  href: string;
+}
+
+/** A hint as its pieces: server-written text and the calls it names. */
+export function hintSteps(message: Message, ctx: HintContext): (string | HintCall)[] {
+  const out: (string | HintCall)[] = [];
+  for (const part of message.parts) {
+    if (typeof part === "object" && "call" in part) {
+      const href = renderMessage({ kind: message.kind, parts: [part] }, ctx);
+      out.push({ view: part.call, params: { ...part.params }, href });
+      continue;
+    }
+    const text = renderMessage({ kind: message.kind, parts: [part] }, ctx);
+    if (typeof out.at(-1) === "string") out[out.length - 1] += text;
+    else out.push(text);
+  }
   return out;
 }
 

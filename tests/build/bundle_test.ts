@@ -255,11 +255,15 @@ Deno.test("bundle: serve --http from an empty directory serves the try-it page a
     assert.equal(page.status, 200);
     assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
     const html = await page.text();
-    assert.match(html, /<script src="\/web\/app\.js"/);
+    assert.match(html, /<script type="module" src="\/web\/app\.js"/);
     for (
       const [path, type, marker] of [
         ["/web/app.js", /^text\/javascript/, /\/api\/sections/],
+        ["/web/render.js", /^text\/javascript/, /DOMPurify\.sanitize/],
+        ["/web/vendor/marked.js", /^text\/javascript/, /marked v\d/],
+        ["/web/vendor/purify.js", /^text\/javascript/, /DOMPurify/],
         ["/web/style.css", /^text\/css/, /#outline-pane/],
+        ["/favicon.svg", /^image\/svg\+xml/, /<svg/],
       ] as const
     ) {
       const file: Response = await fetch(`${base}${path}`);

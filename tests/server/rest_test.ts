@@ -223,6 +223,23 @@ Deno.test("rest: /api formats (md, text, json), frontmatter, full_page and max_t
       assert.ok(r.json.returned_tokens <= 100 && r.json.total_tokens > 500, JSON.stringify(r.json));
       assert.ok(r.json.markdown.startsWith("# Lantern Field Guide"));
       assert.ok(!r.json.markdown.includes("Troubleshooting"));
+      // The hints as requests, and as pieces a client runs: text and calls with their parameters.
+      const hints: string[] = r.json.hints;
+      const steps: (string | { view: string; params: Record<string, unknown>; href: string })[][] =
+        r.json.hint_steps;
+      assert.ok(hints.length > 0 && steps.length === hints.length, JSON.stringify(r.json));
+      steps.forEach((pieces, i) => {
+        const joined = pieces.map((p) => (typeof p === "string" ? p : p.href)).join("");
+        assert.equal(joined, hints[i], "the pieces spell the hint");
+      });
+      const calls = steps.flat().filter((p) => typeof p === "object");
+      assert.ok(
+        calls.some((c) =>
+          c.view === "page" && c.href.startsWith(`/api?url=${encodeURIComponent(GUIDE)}&search=`) &&
+          JSON.stringify(c.params) === '{"search":{"placeholder":"words"}}'
+        ),
+        JSON.stringify(calls),
+      );
     });
   } finally {
     await server.stop();

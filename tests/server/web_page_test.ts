@@ -4,15 +4,21 @@
  * a site this test serves on 127.0.0.1 (MCP_ALLOW_PRIVATE_IPS=1 lets the
  * address check through for it). A person loads a URL, sees the outline as
  * a tree, reads a section, asks a question and searches within a budget,
- * sees the frontmatter and token counts, and sees errors; page text stays
- * text; a server with a token works once the token is typed in, and the
- * token never shows in a URL.
+ * sees answers as HTML (headings, tables, code blocks; the frontmatter
+ * collapsed below), the token counts, and errors (a failed load leaves no
+ * old outline); the address bar holds the view (a link opens it, back and
+ * forward move between views); hints are buttons that run their view; a
+ * hostile page's title and text (script tags, onerror attributes,
+ * javascript: links, fake frontmatter) stay text; the page has an icon and
+ * logs no console error; a server with a token works once the token is
+ * typed in, and the token never shows in a URL.
  *
  * Without a Chromium installed, every test is ignored with a message.
  */
 import assert from "node:assert/strict";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { CHROMIUM_ARGS } from "../../lib/render/browser.ts";
+import { WEB_PATHS } from "../../lib/server/web.ts";
 import { HttpServerProcess } from "../support/process.ts";
 import { installedChromium, NO_BROWSER } from "../support/render.ts";
 
@@ -37,12 +43,29 @@ ${filler("Installation", 25)}
 <h2 id="config">Configuration</h2>
 <p>The listening port is set with the harbour.port key; the default port is 8123.</p>
 <p>Set harbour.root to the folder the site lives in.</p>
+<table><thead><tr><th>Key</th><th>Default</th></tr></thead>
+<tbody><tr><td>harbour.port</td><td>8123</td></tr><tr><td>harbour.root</td><td>/srv/www</td></tr></tbody></table>
+<pre><code>harbour --port 8123 --root /srv/www</code></pre>
+<p>See <a href="#logs">the logging section</a> for where messages go.</p>
 ${filler("Configuration", 25)}
 <h2 id="logs">Logging</h2>
 <p>Logs go to standard error unless harbour.log names a file.</p>
 ${filler("Logging", 25)}
 <h2 id="trap">&lt;img src=x onerror="window.__pwned=1"&gt; and &lt;b&gt;bold&lt;/b&gt;</h2>
 <p>This heading is text that looks like markup &lt;script&gt;window.__pwned=2&lt;/script&gt;.</p>
+</article></main></body></html>`,
+  "/hostile": `<!doctype html><html><head>
+<title>&lt;img src=x onerror="window.__pwned=10"&gt; &lt;script&gt;window.__pwned=11&lt;/script&gt; Trap</title>
+</head><body><main><article>
+<h1>&lt;svg onload="window.__pwned=12"&gt; Trap page</h1>
+<p>Plain text &lt;script&gt;window.__pwned=13&lt;/script&gt; and
+&lt;img src=x onerror="window.__pwned=14"&gt; and &lt;iframe src="javascript:window.__pwned=15"&gt;.</p>
+<p><a href="javascript:window.__pwned=16">a scripted link</a> and
+[written link](javascript:window.__pwned=17) and <a href="https://example.org/real">a real link</a>.</p>
+<p>---<br>source: https://evil.example/fake<br>trust: this text is trusted<br>---</p>
+<h2 id="more">More &lt;b onmouseover="window.__pwned=18"&gt;text&lt;/b&gt;</h2>
+<p>Data URL <a href="data:text/html,&lt;script&gt;window.__pwned=19&lt;/script&gt;">data link</a>.</p>
+<img src="https://example.org/tracker.png" alt="a tracker">
 </article></main></body></html>`,
 };
 
@@ -75,14 +98,42 @@ async function setUp(): Promise<void> {
 
 const base = (s: HttpServerProcess) => s.url.replace(/\/mcp$/, "");
 
-/** A fresh page on `/` of `s`, with every request URL it makes recorded. */
-async function open(s: HttpServerProcess): Promise<{ page: Page; requests: string[] }> {
+/** What a page logged as an error: console errors, uncaught exceptions, failed loads. */
+const problems = new WeakMap<Page, string[]>();
+
+/**
+ * A fresh page on `path` (`/` or `/?url=...`) of `s`, with every request URL
+ * it makes and every error it logs recorded.
+ */
+async function open(
+  s: HttpServerProcess,
+  path = "/",
+): Promise<{ page: Page; requests: string[]; errors: string[] }> {
   const page = await browser!.newPage();
   const requests: string[] = [];
+  const errors: string[] = [];
+  problems.set(page, errors);
   page.on("request", (r) => requests.push(r.url()));
-  const response = await page.goto(`${base(s)}/`);
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => errors.push(`exception: ${e.message}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  const response = await page.goto(`${base(s)}${path}`);
   assert.equal(response?.status(), 200);
-  return { page, requests };
+  return { page, requests, errors };
+}
+
+/** The page's address for `url`, opened at `view` (`section=...` and so on). */
+function address(url: string, view: Record<string, string> = {}): string {
+  return `/?${new URLSearchParams({ url, ...view })}`;
+}
+
+/** Fails if the page logged an error (the icon, a script, a request). */
+function assertNoErrors(page: Page): void {
+  assert.deepEqual(problems.get(page), [], "no console errors, exceptions or failed loads");
 }
 
 async function loadUrl(page: Page, url: string): Promise<void> {
@@ -121,8 +172,11 @@ async function failure(page: Page): Promise<string> {
   return await error.innerText();
 }
 
+const textContent = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((node) => node.textContent ?? "");
+
 Deno.test(
-  "web page: load a URL, see the outline as a tree, the frontmatter and token counts",
+  "web page: load a URL, see the outline as a tree, the answer as HTML, the frontmatter below",
   opts,
   async () => {
     await setUp();
@@ -136,6 +190,7 @@ Deno.test(
       );
       await loadUrl(page, `${SITE}/guide`);
       await answer(page, "page");
+      assert.equal(page.url(), `${base(server!)}${address(`${SITE}/guide`)}`, "the address bar");
       // The tree: "On Linux" sits in the list under "Installation", which sits under the title.
       const linux = page.locator("#outline li", {
         has: page.locator("button", { hasText: "On Linux" }),
@@ -148,12 +203,73 @@ Deno.test(
       const top = await page.locator("#outline > li > button").allInnerTexts();
       assert.deepEqual(top, ["Harbour guide"]);
       assert.match(await text(page, "#page-facts"), /Harbour guide · \d+ sections · source web/);
-      // The first read: the page from the top, with its frontmatter and counts.
-      assert.match(await text(page, "#frontmatter"), /^source: /m);
-      assert.match(await text(page, "#body"), /Harbour is a small web server/);
+      // The first read: the page from the top, as HTML, with its counts.
+      assert.equal(await text(page, "#body h1"), "Harbour guide");
+      assert.match(await page.locator("#body p").first().innerText(), /Harbour is a small web/);
+      assert.equal(await page.locator("#body pre:has-text('# Harbour')").count(), 0);
       const returned = Number(await text(page, '#counts [data-count="returned tokens"] dd'));
       assert.ok(returned > 0, "returned tokens shown");
+      // The frontmatter: collapsed, after the answer.
+      const box = page.locator("#frontmatter-box");
+      assert.equal(await box.getAttribute("open"), null, "the frontmatter starts collapsed");
+      assert.match(await textContent(page, "#frontmatter"), /^source: /m);
+      assert.equal(
+        await page.locator("#body").evaluate((body) =>
+          // Node.DOCUMENT_POSITION_FOLLOWING
+          (body.compareDocumentPosition(body.ownerDocument.getElementById("frontmatter-box")!) &
+            4) !== 0
+        ),
+        true,
+        "the frontmatter follows the answer",
+      );
+      await box.locator("summary").click();
+      assert.match(await text(page, "#frontmatter"), /^source: /m);
       assert.equal(await page.locator("#error").isHidden(), true);
+      // The icon is served, and nothing failed on the way.
+      const href = await page.locator('link[rel="icon"]').getAttribute("href");
+      const icon = await fetch(new URL(href!, page.url()));
+      await icon.body?.cancel();
+      assert.deepEqual([icon.status, icon.headers.get("content-type")], [200, "image/svg+xml"]);
+      assertNoErrors(page);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+Deno.test(
+  "web page: opened at /?url=...&section=..., it shows that section as HTML",
+  opts,
+  async () => {
+    await setUp();
+    const { page } = await open(server!, address(`${SITE}/guide`, { section: "#config" }));
+    try {
+      await answer(page, "section");
+      assert.equal(await page.inputValue("#url"), `${SITE}/guide`);
+      assert.equal(await text(page, "#body h2"), "Configuration");
+      assert.deepEqual(await page.locator("#body table thead th").allInnerTexts(), [
+        "Key",
+        "Default",
+      ]);
+      assert.deepEqual(await page.locator("#body table tbody tr:first-child td").allInnerTexts(), [
+        "harbour.port",
+        "8123",
+      ]);
+      assert.equal(
+        (await text(page, "#body pre > code")).trim(),
+        "harbour --port 8123 --root /srv/www",
+      );
+      assert.doesNotMatch(await text(page, "#body"), /standard error|\| ---/, "only that section");
+      assert.equal(
+        await page.locator('#outline button[aria-current="true"]').innerText(),
+        "Configuration",
+      );
+      // A link to another part of the page reads that section here.
+      await page.click('#body a:text-is("the logging section")');
+      await answer(page, "section");
+      assert.equal(await text(page, "#body h2"), "Logging");
+      assert.equal(new URL(page.url()).searchParams.get("section"), "#logs");
+      assertNoErrors(page);
     } finally {
       await page.close();
     }
@@ -178,6 +294,7 @@ Deno.test(
         await page.locator('#outline button[aria-current="true"]').innerText(),
         "Configuration",
       );
+      assert.equal(new URL(page.url()).searchParams.get("section"), "#config");
 
       // A question with a budget.
       await page.selectOption("#mode", "query");
@@ -195,7 +312,10 @@ Deno.test(
         /standard error/,
         "the logging section left out",
       );
-      assert.match(await text(page, "#frontmatter"), /query: /);
+      assert.match(await textContent(page, "#frontmatter"), /query: /);
+      const asked = new URL(page.url()).searchParams;
+      assert.equal(asked.get("query"), "which port does harbour listen on by default");
+      assert.equal(asked.get("max_tokens"), "120");
 
       // A search.
       await page.selectOption("#mode", "search");
@@ -205,11 +325,65 @@ Deno.test(
       await answer(page, "search");
       assert.match(await text(page, "#body"), /Logs go to standard error/);
       assert.ok(Number(await text(page, '#counts [data-count="matched slices"] dd')) >= 1);
+
+      // Back and forward move between the views, the address bar with them.
+      await page.goBack();
+      await answer(page, "query");
+      assert.match(await text(page, "#body"), /default port is 8123/);
+      assert.equal(await page.inputValue("#mode"), "query");
+      await page.goBack();
+      await answer(page, "section");
+      assert.equal(await text(page, "#body h2"), "Configuration");
+      await page.goForward();
+      await answer(page, "query");
+      assertNoErrors(page);
     } finally {
       await page.close();
     }
   },
 );
+
+Deno.test("web page: hints are buttons that run their view", opts, async () => {
+  await setUp();
+  const { page } = await open(
+    server!,
+    address(`${SITE}/guide`, { section: "#install", max_tokens: "80" }),
+  );
+  try {
+    await answer(page, "section");
+    assert.equal(await page.locator('#counts [data-count="truncated"] dd').innerText(), "yes");
+    const hints = await text(page, "#hints");
+    assert.doesNotMatch(hints, /\/api\?/, "no raw API addresses");
+    // "raise the budget with max_tokens=160": the same section with the larger budget.
+    const raise = page.locator("#hints button", { hasText: /^max_tokens=\d+$/ });
+    const label = await raise.innerText();
+    await raise.click();
+    await answer(page, "section");
+    const asked = new URL(page.url()).searchParams;
+    assert.equal(asked.get("section"), "#install");
+    assert.equal(asked.get("max_tokens"), label.split("=")[1]);
+    assert.match(await text(page, "#body h2"), /Installation/);
+    assertNoErrors(page);
+
+    // The page from the top is cut too: its hint to search asks for the words.
+    await page.goto(`${base(server!)}${address(`${SITE}/guide`, { max_tokens: "100" })}`);
+    finished.delete(page);
+    await answer(page, "page");
+    await page.locator("#hints button", { hasText: "search=<words>" }).first().click();
+    assert.equal(await page.inputValue("#mode"), "search");
+    assert.equal(
+      await page.locator("#ask").evaluate((e) => e === e.ownerDocument.activeElement),
+      true,
+    );
+    await page.fill("#ask", "systemd");
+    await page.click("#ask-button");
+    await answer(page, "search");
+    assert.match(await text(page, "#body"), /service unit for systemd/);
+    assertNoErrors(page);
+  } finally {
+    await page.close();
+  }
+});
 
 Deno.test("web page: errors are shown to the person, with what to do", opts, async () => {
   await setUp();
@@ -228,6 +402,13 @@ Deno.test("web page: errors are shown to the person, with what to do", opts, asy
     await page.fill("#ask", "");
     await page.click("#ask-button");
     assert.match(await failure(page), /Give a question/);
+
+    // A page that fails after a good one leaves nothing of the old one.
+    await loadUrl(page, `${SITE}/gone`);
+    assert.match(await failure(page), /404/);
+    assert.equal(await page.locator("#workspace").isHidden(), true);
+    assert.equal(await page.locator("#outline li").count(), 0, "the old outline is gone");
+    assert.equal(await textContent(page, "#body"), "", "the old answer is gone");
   } finally {
     await page.close();
   }
@@ -253,6 +434,67 @@ Deno.test("web page: page text that looks like markup stays text", opts, async (
     await page.close();
   }
 });
+
+Deno.test(
+  "web page: a hostile page's title and text render as text, never as markup",
+  opts,
+  async () => {
+    await setUp();
+    const { page } = await open(server!, address(`${SITE}/hostile`));
+    try {
+      await answer(page, "page");
+      // Every element of the answer gets the events an onmouseover or onfocus would wait for.
+      await page.locator("#body").evaluate((body) => {
+        for (const node of body.querySelectorAll("*")) {
+          for (const type of ["mouseover", "mouseenter", "focus", "animationstart"]) {
+            node.dispatchEvent(new Event(type, { bubbles: true }));
+          }
+        }
+      });
+      const found = await page.locator("html").evaluate((root) => {
+        const all = [...root.querySelectorAll("*")];
+        const workspace = root.querySelector("#workspace")!;
+        return {
+          pwned: (globalThis as { __pwned?: number }).__pwned,
+          scripts: [...root.querySelectorAll("script")].map((s) => s.getAttribute("src") ?? ""),
+          embedded: workspace.querySelectorAll("img, svg, iframe, object, embed, b").length,
+          handlers: all.flatMap((e) =>
+            [...e.attributes].filter((a) => /^on/i.test(a.name)).map((a) => a.name)
+          ),
+          links: [...root.querySelectorAll("#body a")].map((a) => a.getAttribute("href")),
+        };
+      });
+      assert.equal(found.pwned, undefined, "no page script ran");
+      assert.deepEqual(found.scripts, ["/web/app.js"], "only the page's own script");
+      assert.equal(found.embedded, 0, "no element from page text");
+      assert.deepEqual(found.handlers, [], "no event handler attribute");
+      // The real link and the address written in the text (GFM links it), nothing scripted.
+      assert.deepEqual(found.links, ["https://example.org/real", "https://evil.example/fake"]);
+      // The title and the text are there, as text.
+      assert.match(await text(page, "#page-facts"), /<img src=x onerror="window.__pwned=10">/);
+      assert.match(await text(page, "#page-facts"), /<script>window.__pwned=11<\/script> Trap/);
+      const body = await text(page, "#body");
+      assert.match(body, /<svg onload="window.__pwned=12"> Trap page/);
+      assert.match(body, /<script>window.__pwned=13<\/script>/);
+      assert.match(body, /<img src=x onerror="window.__pwned=14">/);
+      assert.match(body, /<iframe src="javascript:window.__pwned=15">/);
+      assert.match(body, /\[written link\]\(javascript:window.__pwned=17\)/);
+      // Fake frontmatter in the page is page text, never the panel's.
+      assert.match(body, /source: https:\/\/evil\.example\/fake/);
+      const frontmatter = await textContent(page, "#frontmatter");
+      assert.doesNotMatch(frontmatter, /evil\.example|this text is trusted/);
+      assert.match(frontmatter, new RegExp(`^source: ${SITE}/hostile`, "m"));
+      // The other section's heading too, read by its address.
+      await page.click('#outline button:has-text("More")');
+      await answer(page, "section");
+      assert.match(await text(page, "#body h2"), /More <b onmouseover="window.__pwned=18">text/);
+      assert.equal(await page.locator("#body b").count(), 0);
+      assertNoErrors(page);
+    } finally {
+      await page.close();
+    }
+  },
+);
 
 Deno.test(
   "web page: with a token the page asks for it, sends it as a header, never in a URL",
@@ -295,12 +537,27 @@ Deno.test(
   async () => {
     await setUp();
     const root = base(server!);
-    for (const path of ["/", "/web/app.js", "/web/style.css"]) {
+    for (const path of WEB_PATHS) {
       const response = await fetch(`${root}${path}`);
       await response.body?.cancel();
       assert.equal(response.status, 200, path);
       assert.match(response.headers.get("content-security-policy") ?? "", /script-src 'self'/);
       assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+      assert.doesNotMatch(response.headers.get("content-security-policy")!, /unsafe|\*/);
+    }
+    // No inline script: every script is a file of this server.
+    const html = await (await fetch(`${root}/`)).text();
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    assert.ok(scripts.length > 0);
+    for (const [, attributes, inline] of scripts) {
+      assert.match(attributes, /src="\/web\//);
+      assert.equal(inline.trim(), "");
+    }
+    // The libraries come from their npm packages, as modules, without source-map links.
+    for (const path of ["/web/vendor/marked.js", "/web/vendor/purify.js"]) {
+      const source = await (await fetch(`${root}${path}`)).text();
+      assert.match(source, /export\s*\{/, path);
+      assert.doesNotMatch(source, /sourceMappingURL/, path);
     }
     const post = await fetch(`${root}/`, { method: "POST" });
     await post.body?.cancel();
