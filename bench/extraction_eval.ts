@@ -29,9 +29,13 @@
 import { htmlDocument } from "../lib/content/pipeline.ts";
 import { decodeText } from "../lib/net/charset.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
-import { childEnv } from "../tests/support/process.ts";
-import { DOMParser } from "linkedom";
-import { Readability } from "@mozilla/readability";
+import {
+  type BenchPage,
+  cliFetch,
+  eachPage,
+  readabilityText,
+  shingleScore,
+} from "./extraction_common.ts";
 
 const SHARED = sharedDir();
 if (!SHARED) {
@@ -49,17 +53,8 @@ await Deno.mkdir(outDir, { recursive: true });
 const withBaseline = !Deno.args.includes("--no-baseline");
 const withCli = !Deno.args.includes("--no-cli");
 
-interface Page {
-  key: string;
-  url: string;
-  html: string;
-  bytes: number;
-  /** The page as a file the CLI reads. */
-  file: string;
-}
-
 const pagesDir = await Deno.makeTempDir({ prefix: "extraction_pages_" });
-const pages: Page[] = [];
+const pages: BenchPage[] = [];
 for (const [key, { url }] of Object.entries(truth)) {
   const raw = await gunzipFile(`${dataset}/html/${key}.html.gz`);
   const file = `${pagesDir}/${key}.html`;
@@ -68,60 +63,10 @@ for (const [key, { url }] of Object.entries(truth)) {
 }
 const megabytes = pages.reduce((n, p) => n + p.bytes, 0) / 1048576;
 
-/** Readability's text of a page ("" when it finds no article). */
-function readability(html: string, url: string): string {
-  const document = new DOMParser().parseFromString(html, "text/html");
-  // linkedom has no documentURI from a string parse; Readability resolves links against it.
-  Object.defineProperty(document, "documentURI", { value: url });
-  // deno-lint-ignore no-explicit-any
-  const article = new Readability(document as any).parse();
-  return article?.textContent ?? "";
-}
-
-// The `fetch` task's own command line (deno.json), as a user runs `deno task fetch FILE`.
-const ROOT = new URL("../", import.meta.url);
-const FETCH_TASK = (JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
-  tasks: Record<string, string>;
-}).tasks.fetch.split(/\s+/);
-const FETCH_FLAGS = FETCH_TASK.slice(2, FETCH_TASK.indexOf("main.ts"));
-
-/** What the CLI prints for `fetch FILE [--format F]` (stdout; "" on failure, counted as such). */
-async function cli(p: Page, format?: string): Promise<string> {
-  const args = ["fetch", p.file, ...(format ? ["--format", format] : [])];
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...FETCH_FLAGS, new URL("main.ts", ROOT).pathname, ...args],
-    env: childEnv(),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  if (!out.success) {
-    const stderr = new TextDecoder().decode(out.stderr);
-    console.error(`${p.key}: the CLI exited ${out.code}: ${stderr.slice(0, 200)}`);
-  }
-  return out.success ? stdout : "";
-}
-
-/** Runs `run` on every page, two at a time (the machine has two cores). */
-async function eachPage(run: (p: Page) => Promise<string>): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  let next = 0;
-  const worker = async () => {
-    while (next < pages.length) {
-      const p = pages[next++];
-      out[p.key] = await run(p);
-    }
-  };
-  await Promise.all([worker(), worker()]);
-  return out;
-}
-
 interface Method {
   name: string;
   /** In-process and timed. */
-  run?: (p: Page) => string;
+  run?: (p: BenchPage) => string;
   /** Through a process per page, not timed. */
   predict?: () => Promise<Record<string, string>>;
 }
@@ -131,9 +76,12 @@ if (withCli) {
   METHODS.push(
     {
       name: "returned: CLI fetch --format markdown",
-      predict: () => eachPage((p) => cli(p, "markdown")),
+      predict: () => eachPage(pages, (p) => cliFetch(p, "markdown")),
     },
-    { name: "returned: CLI fetch (envelope, as MCP)", predict: () => eachPage((p) => cli(p)) },
+    {
+      name: "returned: CLI fetch (envelope, as MCP)",
+      predict: () => eachPage(pages, (p) => cliFetch(p)),
+    },
   );
 }
 METHODS.push(
@@ -147,7 +95,7 @@ METHODS.push(
   },
 );
 if (withBaseline) {
-  METHODS.push({ name: "readability.js text", run: (p) => readability(p.html, p.url) });
+  METHODS.push({ name: "readability.js text", run: (p) => readabilityText(p.html, p.url) });
 }
 
 const rows: string[] = [];
@@ -166,13 +114,11 @@ for (const method of METHODS) {
   } else predictions = await method.predict!();
   const file = `${outDir}/${method.name.replace(/\W+/g, "_")}.json`;
   await Deno.writeTextFile(file, JSON.stringify(predictions));
-  const score = await new Deno.Command("python3", {
-    args: [`${SHARED}/tools/extraction_score.py`, `${dataset}/ground-truth.json`, file],
-    stdout: "piped",
-  }).output();
-  const line = new TextDecoder().decode(score.stdout).trim();
-  const m = /F1=([\d.]+) precision=([\d.]+) recall=([\d.]+)/.exec(line);
-  const [f1, precision, recall] = m ? [m[1], m[2], m[3]] : ["?", "?", "?"];
+  const { f1, precision, recall } = await shingleScore(
+    `${SHARED}/tools/extraction_score.py`,
+    `${dataset}/ground-truth.json`,
+    file,
+  );
   rows.push(`| ${method.name} | ${f1} | ${precision} | ${recall} | ${cost || "–"} |`);
 }
 await Deno.remove(pagesDir, { recursive: true });
