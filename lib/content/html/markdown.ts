@@ -268,10 +268,34 @@ const APP_ROOTS = new Set([
   "main-app",
 ]);
 
-/** Inline text being built, with HTML whitespace collapsing. */
+/**
+ * Inline text being built, with HTML whitespace collapsing. `out` only ever
+ * grows by appending, and nothing here reads it back: whether it ends with
+ * a line break or spaces is kept on the side, since asking the string
+ * itself (`endsWith`, a regular expression) flattens V8's rope of appends
+ * and copied the whole paragraph at every link (quadratic in a paragraph of
+ * 200,000 links).
+ */
 class Inline {
   out = "";
   space = false;
+  /** `out` ends with a line break (or is empty). */
+  private atLineStart = true;
+  /** Spaces at the end of `out` (only markup can leave them there). */
+  private trailing = 0;
+
+  /** Appends `s` to `out`, keeping the end facts. */
+  private append(s: string): void {
+    this.out += s;
+    const last = s.charCodeAt(s.length - 1);
+    this.atLineStart = last === 10;
+    if (last !== 32) this.trailing = 0;
+    else {
+      let n = 0;
+      while (n < s.length && s.charCodeAt(s.length - 1 - n) === 32) n++;
+      this.trailing = n === s.length ? this.trailing + n : n;
+    }
+  }
 
   /** Adds text whose whitespace is already collapsed to single spaces. */
   text(s: string): void {
@@ -281,31 +305,33 @@ class Inline {
       s = s.slice(1);
       if (s === "") return;
     }
-    if (this.space && this.out !== "" && !this.out.endsWith("\n")) this.out += " ";
+    if (this.space && !this.atLineStart) this.append(" ");
     this.space = false;
     if (s.charCodeAt(s.length - 1) === 32) {
       this.space = true;
       s = s.slice(0, -1);
     }
-    this.out += s;
+    this.append(s);
   }
 
   /** Adds markup (no whitespace handling of its own). */
   mark(s: string): void {
-    if (this.space && this.out !== "" && !this.out.endsWith("\n")) this.out += " ";
+    if (this.space && !this.atLineStart) this.append(" ");
     this.space = false;
-    this.out += s;
+    if (s !== "") this.append(s);
   }
 
   /** A hard line break. */
   newline(): void {
     this.space = false;
-    this.out = this.out.replace(/ +$/, "") + "\n";
+    if (this.trailing > 0) this.out = this.out.slice(0, this.out.length - this.trailing);
+    this.trailing = 0;
+    this.append("\n");
   }
 }
 
 type Capture =
-  | { kind: "link"; inline: Inline; href: string; images: number; words: boolean }
+  | { kind: "link"; inline: Inline; href: string; images: number; words: boolean; frame: Frame }
   | { kind: "emph"; inline: Inline; marker: string }
   | { kind: "code"; inline: Inline; links?: { text: string; href: string }[] }
   | { kind: "heading"; inline: Inline; level: number; ids: string[]; eid: number }
@@ -475,6 +501,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   let elText = new Int32Array(capacity);
   let elLinks = new Int32Array(capacity);
   let elLead = new Uint8Array(capacity);
+  let elBlock = new Int32Array(capacity); // the innermost block-level element holding it, or itself
   const elTag: string[] = [];
   const elHint: string[] = [];
   const elId: string[] = [];
@@ -490,6 +517,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     elText = grow(elText, (n) => new Int32Array(n));
     elLinks = grow(elLinks, (n) => new Int32Array(n));
     elLead = grow(elLead, (n) => new Uint8Array(n));
+    elBlock = grow(elBlock, (n) => new Int32Array(n));
   };
   const blocks: BlockRecord[] = [];
   let current = -1; // innermost open element
@@ -674,6 +702,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           frame.block = true;
           currentBlock = eid;
         }
+        elBlock[eid] = currentBlock;
       }
       if (SECTIONING.has(name)) {
         frame.sectioning = true;
@@ -760,7 +789,14 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           if (inHeading() || captures.length >= MAX_CAPTURES) return;
           const href = attrs.href !== undefined ? resolve(attrs.href) : undefined;
           if (href === undefined) return;
-          captures.push({ kind: "link", inline: new Inline(), href, images: 0, words: false });
+          captures.push({
+            kind: "link",
+            inline: new Inline(),
+            href,
+            images: 0,
+            words: false,
+            frame,
+          });
           linkDepth++;
 
           frame.capture = true;
@@ -950,12 +986,8 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           elLinks[parent] += elLinks[frame.eid];
         }
         current = parent;
-        if (frame.block) {
-          // Back to the nearest enclosing block-level element.
-          let b = parent;
-          while (b >= 0 && INLINE.has(elTag[b])) b = elParent[b];
-          currentBlock = b;
-        }
+        // Back to the nearest enclosing block-level element.
+        if (frame.block) currentBlock = parent >= 0 ? elBlock[parent] : -1;
       }
       if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
       if (frame.abandoned) linkDepth--;
@@ -1055,11 +1087,8 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     while (captures.length > 0 && captures[captures.length - 1].kind === "link") {
       const link = captures.pop() as Extract<Capture, { kind: "link" }>;
       // Its text still counts as link text until the link closes.
-      const frame = [...stack].reverse().find((f) => f.capture && f.tag === "a");
-      if (frame) {
-        frame.capture = false;
-        frame.abandoned = true;
-      }
+      link.frame.capture = false;
+      link.frame.abandoned = true;
       sink().mark(link.inline.out);
       if (link.inline.space) sink().text(" ");
     }

@@ -827,7 +827,15 @@ const FORMATTING = new Set([
 ]);
 
 /** What the tree builder reports: open, close, text. */
-type WalkEvent = [0, string, Record<string, string>] | [1, string] | [2, string];
+/**
+ * What the tree builder reports: open, close, text, or (only inside a held
+ * table's events) the events of a table held inside it, in their place.
+ */
+type WalkEvent =
+  | [0, string, Record<string, string>]
+  | [1, string]
+  | [2, string]
+  | [3, WalkEvent[]];
 
 // Elements that take only table parts; other content is moved before the table.
 const TABLE_CONTEXT = new Set(["table", "tbody", "thead", "tfoot", "tr"]);
@@ -927,6 +935,24 @@ export function walkHtml(
   const targets: number[] = []; // per open element: the buffer its content goes to (-1: handler)
   const homes: number[] = []; // per open element: the buffer its own events went to
   let tables = 0; // open HTML tables
+  // Where elements of each kind sit in the stack (indexes, innermost last), so that every
+  // search of the stack below is a look at the ends of a few lists, not a walk down it: a
+  // page nested ten thousand deep cost ten thousand steps for every end tag it repeated.
+  const htmlAt = new Map<string, number[]>(); // HTML elements by name
+  const foreignAt = new Map<string, number[]>(); // SVG and MathML elements by name
+  const scopeAt: number[] = []; // HTML elements a scope search stops at (SCOPE)
+  const specialAt: number[] = []; // HTML special elements (SPECIAL)
+  const pointAt: number[] = []; // integration points (in SVG or MathML)
+  const anyForeignAt: number[] = []; // SVG and MathML elements
+  const anyHtmlAt: number[] = []; // HTML elements
+  const headingAt: number[] = []; // HTML headings
+  const tablePartAt: number[] = []; // HTML table, tbody, thead, tfoot, tr (TABLE_CONTEXT)
+  const cellAt: number[] = []; // HTML td, th, caption, template
+  /** The last index of a list, or -1. */
+  const last = (list: number[] | undefined): number =>
+    list === undefined || list.length === 0 ? -1 : list[list.length - 1];
+  /** The innermost open HTML element named `name`, or -1. */
+  const innermost = (name: string): number => last(htmlAt.get(name));
   // A <frameset> before any text or content element replaces the body (and drops what follows).
   let framesetOk = true;
   let frameset = false;
@@ -935,7 +961,8 @@ export function walkHtml(
     if (target >= 0) buffers[target].push(event);
     else if (event[0] === 0) handler.open(event[1], event[2]);
     else if (event[0] === 1) handler.close(event[1]);
-    else handler.text(event[1]);
+    else if (event[0] === 2) handler.text(event[1]);
+    else replay(event[1]);
   };
   // The same without building an event when nothing is held back.
   let opened = 0;
@@ -952,10 +979,8 @@ export function walkHtml(
   const target = (): number => stack.length > 0 ? targets[stack.length - 1] : -1;
   /** Where moved-out content goes: before the innermost table. */
   const fosterTarget = (): number => {
-    for (let i = stack.length - 1; i >= 0; i--) {
-      if (stack[i] === "table" && ns[i] === HTML) return homes[i];
-    }
-    return target();
+    const table = innermost("table");
+    return table >= 0 ? homes[table] : target();
   };
   /** Whether the current node only takes table parts. */
   const inTableContext = (): boolean => {
@@ -965,19 +990,16 @@ export function walkHtml(
 
   /** Index of the table part whose rules apply (not inside a cell or caption), or -1. */
   const tableMode = (): number => {
-    for (let i = stack.length - 1; i >= 0; i--) {
-      if (ns[i] !== HTML) return -1;
-      const name = stack[i];
-      if (TABLE_CONTEXT.has(name)) return i;
-      if (name === "td" || name === "th" || name === "caption" || name === "template") return -1;
-    }
-    return -1;
+    const part = last(tablePartAt);
+    return part > Math.max(last(cellAt), last(anyForeignAt)) ? part : -1;
   };
 
   const pop = (): void => {
+    const index = stack.length - 1;
     const closed = stack.pop()!;
     const space = ns.pop()!;
     points.pop();
+    unmark(closed, space, index);
     const into = targets.pop()!;
     const home = homes.pop()!;
     if (space !== HTML) foreign--;
@@ -986,38 +1008,48 @@ export function walkHtml(
     if (closed === "table" && space === HTML && into !== home) {
       tables--;
       const held = buffers.pop()!;
-      if (home >= 0) {
-        const to = buffers[home];
-        for (const event of held) to.push(event);
-      } else for (const event of held) emit(-1, event);
+      // A table inside a held table goes into it as one event, not copied event by event
+      // (a thousand nested tables copied their contents a thousand times).
+      if (home >= 0) buffers[home].push([3, held]);
+      else replay(held);
+    }
+  };
+  /** Reports held events, and the tables held inside them, in order. */
+  const replay = (held: WalkEvent[]): void => {
+    const lists: WalkEvent[][] = [held];
+    const at: number[] = [0];
+    while (lists.length > 0) {
+      const top = lists.length - 1;
+      const list = lists[top];
+      if (at[top] >= list.length) {
+        lists.pop();
+        at.pop();
+        continue;
+      }
+      const event = list[at[top]++];
+      if (event[0] === 3) {
+        lists.push(event[1]);
+        at.push(0);
+      } else emit(-1, event);
     }
   };
   const popTo = (index: number) => {
     while (stack.length > index) pop();
   };
+  /** The innermost boundary of a scope search: a SCOPE element or an integration point. */
+  const scopeBoundary = (): number => Math.max(last(scopeAt), last(pointAt));
   /** Index of the open HTML element `name` in scope (`extra` adds boundaries), or -1. */
   const inScope = (name: string, extra?: string): number => {
-    for (let i = stack.length - 1; i >= 0; i--) {
-      if (ns[i] !== HTML) {
-        if (points[i]) return -1;
-        continue;
-      }
-      const open = stack[i];
-      if (open === name) return i;
-      if (SCOPE.has(open) || open === extra) return -1;
-    }
-    return -1;
+    const at = innermost(name);
+    if (at < 0) return -1;
+    const boundary = extra === undefined
+      ? scopeBoundary()
+      : Math.max(scopeBoundary(), innermost(extra));
+    return at >= boundary ? at : -1;
   };
   const headingInScope = (): number => {
-    for (let i = stack.length - 1; i >= 0; i--) {
-      if (ns[i] !== HTML) {
-        if (points[i]) return -1;
-        continue;
-      }
-      if (HEADINGS.has(stack[i])) return i;
-      if (SCOPE.has(stack[i])) return -1;
-    }
-    return -1;
+    const at = last(headingAt);
+    return at > scopeBoundary() ? at : -1;
   };
 
   const closeImplied = (name: string) => {
@@ -1027,17 +1059,54 @@ export function walkHtml(
     }
     const rule = IMPLIED_MAP.get(name);
     if (rule) {
-      for (let i = stack.length - 1; i >= 0; i--) {
-        const open = stack[i];
-        if (ns[i] !== HTML || rule.boundary.has(open)) break;
-        if (rule.closes.has(open)) {
-          popTo(i);
-          break;
-        }
-      }
+      // The innermost element the rule closes, unless a boundary or foreign content comes first.
+      let boundary = last(anyForeignAt);
+      for (const b of rule.boundary) boundary = Math.max(boundary, innermost(b));
+      let at = -1;
+      for (const c of rule.closes) at = Math.max(at, innermost(c));
+      if (at > boundary) popTo(at);
     }
     if (HEADINGS.has(name) && stack.length > 0 && HEADINGS.has(stack[stack.length - 1])) {
       if (ns[stack.length - 1] === HTML) pop();
+    }
+  };
+
+  /** Records the element at `index` in the lists above. */
+  const mark = (name: string, space: number, index: number, point: boolean): void => {
+    const byName = space === HTML ? htmlAt : foreignAt;
+    const list = byName.get(name);
+    if (list) list.push(index);
+    else byName.set(name, [index]);
+    if (space === HTML) {
+      anyHtmlAt.push(index);
+      if (SCOPE.has(name)) scopeAt.push(index);
+      if (SPECIAL.has(name)) specialAt.push(index);
+      if (HEADINGS.has(name)) headingAt.push(index);
+      if (TABLE_CONTEXT.has(name)) tablePartAt.push(index);
+      if (name === "td" || name === "th" || name === "caption" || name === "template") {
+        cellAt.push(index);
+      }
+    } else {
+      anyForeignAt.push(index);
+      if (point) pointAt.push(index);
+    }
+  };
+  /** Takes the element at `index` (the innermost) out of the lists above. */
+  const unmark = (name: string, space: number, index: number): void => {
+    const drop = (list: number[] | undefined) => {
+      if (list !== undefined && list.length > 0 && list[list.length - 1] === index) list.pop();
+    };
+    drop((space === HTML ? htmlAt : foreignAt).get(name));
+    if (space === HTML) {
+      drop(anyHtmlAt);
+      drop(scopeAt);
+      drop(specialAt);
+      drop(headingAt);
+      drop(tablePartAt);
+      drop(cellAt);
+    } else {
+      drop(anyForeignAt);
+      drop(pointAt);
     }
   };
 
@@ -1060,6 +1129,7 @@ export function walkHtml(
           /^(text\/html|application\/xhtml\+xml)$/i.test(attrs.encoding ?? ""));
     }
     points.push(point);
+    mark(name, space, stack.length - 1, point);
     if (space !== HTML) foreign++;
     else if (name === "p") openP++;
   };
@@ -1148,12 +1218,8 @@ export function walkHtml(
         popTo(context + 1);
         if (name === "table") {
           // A table cannot hold a table outside a cell: the open one ends.
-          for (let i = stack.length - 1; i >= 0; i--) {
-            if (stack[i] === "table" && ns[i] === HTML) {
-              popTo(i);
-              break;
-            }
-          }
+          const table = innermost("table");
+          if (table >= 0) popTo(table);
         } else if ((name === "td" || name === "th") && stack[stack.length - 1] !== "tr") {
           open("tr", HTML, {}, false);
         }
@@ -1182,11 +1248,10 @@ export function walkHtml(
         while (stack.length > 0 && inForeign()) pop();
       } else {
         // An end tag in SVG or MathML closes its match up to the first HTML element.
-        for (let i = stack.length - 1; i >= 0 && ns[i] !== HTML; i--) {
-          if (stack[i] === name) {
-            popTo(i);
-            return;
-          }
+        const at = last(foreignAt.get(name));
+        if (at > last(anyHtmlAt)) {
+          popTo(at);
+          return;
         }
       }
     }
@@ -1213,18 +1278,20 @@ export function walkHtml(
     }
     if (name === "li") {
       const at = inScope("li");
-      if (at >= 0 && !stack.slice(at + 1).some((s) => s === "ol" || s === "ul")) popTo(at);
+      const list = Math.max(
+        innermost("ol"),
+        innermost("ul"),
+        last(foreignAt.get("ol")),
+        last(foreignAt.get("ul")),
+      );
+      if (at >= 0 && list < at) popTo(at);
       return;
     }
     if (name === "body" || name === "html") return;
     if (name === "template") {
       // A template ends with everything opened inside it.
-      for (let i = stack.length - 1; i >= 0; i--) {
-        if (stack[i] === "template" && ns[i] === HTML) {
-          popTo(i);
-          return;
-        }
-      }
+      const at = innermost("template");
+      if (at >= 0) popTo(at);
       return;
     }
     if (SCOPED_END.has(name)) {
@@ -1233,18 +1300,18 @@ export function walkHtml(
       return;
     }
     if (TABLE_PARTS.has(name)) {
-      for (let i = stack.length - 1; i >= 0; i--) {
-        if (stack[i] === name && ns[i] === HTML) {
-          popTo(i);
-          return;
-        }
-        if (stack[i] === "table" && ns[i] === HTML) {
-          // Browsers give every row a tbody: "</tbody>" closes the rows of the table.
-          if (name === "tbody" && stack[i + 1] !== "thead" && stack[i + 1] !== "tfoot") {
-            popTo(i + 1);
-          }
-          return;
-        }
+      const at = innermost(name);
+      const table = innermost("table");
+      if (at >= 0 && at >= table) {
+        popTo(at);
+        return;
+      }
+      // Browsers give every row a tbody: "</tbody>" closes the rows of the table.
+      if (
+        table >= 0 && name === "tbody" && stack[table + 1] !== "thead" &&
+        stack[table + 1] !== "tfoot"
+      ) {
+        popTo(table + 1);
       }
       return;
     }
@@ -1253,23 +1320,13 @@ export function walkHtml(
       if (at < 0) return;
       // With a block inside it (<b><p>x</b>y), browsers keep what follows in the block
       // (the adoption agency): leave the element open rather than close the block.
-      for (let i = at + 1; i < stack.length; i++) {
-        if (ns[i] === HTML && SPECIAL.has(stack[i])) return;
-      }
+      if (last(specialAt) > at) return;
       popTo(at);
       return;
     }
     // Any other end tag: its match, unless a special element comes first.
-    for (let i = stack.length - 1; i >= 0; i--) {
-      const open = stack[i];
-      if (ns[i] === HTML) {
-        if (open === name) {
-          popTo(i);
-          return;
-        }
-        if (SPECIAL.has(open)) return;
-      } else if (points[i]) return;
-    }
+    const at = innermost(name);
+    if (at >= 0 && at >= Math.max(last(specialAt), last(pointAt))) popTo(at);
   };
 
   const wanted = attributes && new Set([...attributes, ...BUILDER_ATTRIBUTES]);
