@@ -266,10 +266,13 @@ Deno.test({
   fn: async () => {
     const { registry: reg } = await registry();
     const place = await emptyPlace();
-    const env = userEnv(place.denoDir, reg.url);
-    await exercise(reg, place, Deno.execPath(), ["run", "-A", `jsr:${PACKAGE}/cli`], env);
-    assert.deepEqual(await listing(place.dir), [], "nothing is written into the folder");
-    await place.remove();
+    try {
+      const env = userEnv(place.denoDir, reg.url);
+      await exercise(reg, place, Deno.execPath(), ["run", "-A", `jsr:${PACKAGE}/cli`], env);
+      assert.deepEqual(await listing(place.dir), [], "nothing is written into the folder");
+    } finally {
+      await place.remove();
+    }
   },
 });
 
@@ -305,11 +308,11 @@ Deno.test({
         ...env,
         ...entry.env,
       });
+      assert.deepEqual(await listing(place.dir), [], "nothing is written into the folder");
     } finally {
       await Deno.remove(home, { recursive: true });
+      await place.remove();
     }
-    assert.deepEqual(await listing(place.dir), [], "nothing is written into the folder");
-    await place.remove();
   },
 });
 
@@ -352,7 +355,7 @@ Deno.test({
       assert.deepEqual(await listing(place.dir), ["read.ts"]);
     } finally {
       await pages.close();
+      await place.remove();
     }
-    await place.remove();
   },
 });
