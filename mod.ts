@@ -103,3 +103,13 @@ export {
   type SourceRemote,
   ToolError,
 } from "./lib/errors.ts";
+
+// Run as a program (`deno run jsr:@parkour/mcp`, as an MCP client's config may say), the library
+// entry starts nothing: it says where the program is instead of exiting without a word.
+if (import.meta.main) {
+  console.error(
+    "jsr:@parkour/mcp is the library; the program (the MCP server, fetch, sections, install) is " +
+      "jsr:@parkour/mcp/cli: deno run -A jsr:@parkour/mcp/cli [command]",
+  );
+  Deno.exit(2);
+}

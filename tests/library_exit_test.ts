@@ -67,3 +67,19 @@ Deno.test("library: PARKOUR_CONVERT_WORKERS=0 converts large pages on the main t
   assert.equal(result.workers, false);
   assert.ok(result.outlineChars > 1000, `an outline of ${result.outlineChars} characters`);
 });
+
+Deno.test("library entry run as a program: exit 2 and a line naming the program's entry", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", `--config=${ROOT_DIR}/deno.json`, `${ROOT_DIR}/mod.ts`],
+    cwd: ROOT_DIR,
+    env: childEnv(),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const out = await child.output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 2, stderr);
+  assert.match(stderr, /jsr:@parkour\/mcp\/cli/);
+  assert.equal(new TextDecoder().decode(out.stdout), "");
+});
