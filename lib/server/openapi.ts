@@ -63,7 +63,8 @@ const PAGE_SCHEMA: Json = {
   properties: {
     markdown: {
       type: "string",
-      description: "The view as Markdown (with the frontmatter block when frontmatter=true).",
+      description:
+        "The view as Markdown under the page's title line (# Title), with the frontmatter block before it when frontmatter=true.",
     },
     title: { type: ["string", "null"] },
     url: { type: "string", description: "The URL as requested." },

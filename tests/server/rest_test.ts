@@ -246,13 +246,42 @@ Deno.test("rest: /api formats (md, text, json), frontmatter, full_page and max_t
   }
 });
 
+/** The page's title line every view's body starts with. */
+const TITLE_LINE = "# Lantern Field Guide\n\n";
+
 Deno.test("rest: /api views (section, search, slices, query) and their validation", async (t) => {
   const server = await startServer();
   try {
+    await t.step("every view's body starts with the page's title line, once", async () => {
+      const views: Record<string, string>[] = [
+        {},
+        { section: "Configuration" },
+        { search: "kingfisher" },
+        { slices: "2" },
+        { query: "how do I install lantern", max_tokens: "120" },
+      ];
+      for (const view of views) {
+        const r = await get(server, "/api", { url: GUIDE, format: "json", ...view });
+        assert.equal(r.status, 200, r.text);
+        const md: string = r.json.markdown;
+        assert.ok(md.startsWith(TITLE_LINE), `${JSON.stringify(view)}: ${md.slice(0, 60)}`);
+        assert.ok(!md.slice(TITLE_LINE.length).startsWith(TITLE_LINE), "not twice");
+        // The line is counted in the budget.
+        if (view.max_tokens) {
+          assert.ok(r.json.returned_tokens <= 120, String(r.json.returned_tokens));
+        }
+        const text = await get(server, "/api", { url: GUIDE, format: "text", ...view });
+        assert.ok(text.text.startsWith("Lantern Field Guide\n"), text.text.slice(0, 60));
+      }
+    });
+
     await t.step("section: by name, slug or #id, repeatable, and the URL fragment", async () => {
       const one = await get(server, "/api", { url: GUIDE, section: "Configuration" });
       assert.equal(one.status, 200);
-      assert.ok(one.text.startsWith("## Configuration\n"), one.text.slice(0, 60));
+      assert.ok(
+        one.text.startsWith("# Lantern Field Guide\n\n## Configuration\n"),
+        one.text.slice(0, 60),
+      );
       assert.match(one.text, /hemisphere/);
       assert.doesNotMatch(one.text, /Troubleshooting|Introduction/);
 
@@ -276,7 +305,10 @@ Deno.test("rest: /api views (section, search, slices, query) and their validatio
       assert.match(expanded.text, /^### Steps$/m);
 
       const fragment = await get(server, "/api", { url: `${GUIDE}#troubleshooting` });
-      assert.ok(fragment.text.startsWith("## Troubleshooting\n"), fragment.text.slice(0, 60));
+      assert.ok(
+        fragment.text.startsWith("# Lantern Field Guide\n\n## Troubleshooting\n"),
+        fragment.text.slice(0, 60),
+      );
 
       const partial = await get(server, "/api", {
         url: GUIDE,
@@ -297,7 +329,8 @@ Deno.test("rest: /api views (section, search, slices, query) and their validatio
       assert.equal(r.json.view, "search");
       assert.ok(r.json.matched_slices.length > 0);
       assert.ok(r.json.total_slices >= 3, `slices: ${r.json.total_slices}`);
-      const blocks = r.json.markdown.split(/\n\n(?=--- slice \d+ \()/);
+      assert.ok(r.json.markdown.startsWith(TITLE_LINE), r.json.markdown.slice(0, 60));
+      const blocks = r.json.markdown.slice(TITLE_LINE.length).split(/\n\n(?=--- slice \d+ \()/);
       assert.equal(blocks.length, r.json.shown_slices.length);
       blocks.forEach((block: string, i: number) => {
         assert.ok(block.startsWith(`--- slice ${r.json.shown_slices[i]} (`), block.slice(0, 60));
@@ -565,7 +598,7 @@ Deno.test("rest: /api/stream sends status events, then the result or an error", 
       await (await fetch(apiUrl(server, "/api/stream", { url, section: "Steps" }))).text(),
     );
     assert.deepEqual(again.map((e) => e.data.stage ?? e.event), ["cached", "extracting", "result"]);
-    assert.match(again[2].data.markdown, /^### Steps/);
+    assert.match(again[2].data.markdown, /^# .+\n\n### Steps/);
 
     const failed = parseSse(
       await (await fetch(apiUrl(server, "/api/stream", { url: `${PAGES}/missing` }))).text(),

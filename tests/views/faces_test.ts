@@ -49,6 +49,8 @@ type Request = Record<string, unknown>;
 
 /** The page's title: the envelope shows it in the fence's label, not as a line of the body. */
 const TITLE_LABEL = "untrusted content: Long page";
+/** REST shows it as the body's first line (once: not before the page's own heading). */
+const REST_TITLE_LINE = "# Long page\n\n";
 
 /** The body each face returns for `request` (page text only), and whether it found what was asked. */
 interface Reading {
@@ -183,7 +185,15 @@ Deno.test("views: MCP, REST, CLI and the library return the same body for the sa
         viaLibrary(c.request),
       ]);
       c.expect(m.body);
-      assert.equal(r.body, m.body, "REST body = MCP body");
+      // REST writes the title the envelope puts in the fence's label as the first line, as PullMD.
+      if (m.body !== "") assert.ok(r.body.startsWith(REST_TITLE_LINE), r.body.slice(0, 60));
+      assert.equal(
+        r.body.startsWith(REST_TITLE_LINE) && !m.body.startsWith(REST_TITLE_LINE)
+          ? r.body.slice(REST_TITLE_LINE.length)
+          : r.body,
+        m.body,
+        "REST body = MCP body",
+      );
       assert.equal(cli.body, m.body, "CLI body = MCP body");
       assert.equal(lib.body, m.body, "library body = MCP body");
       assert.equal(r.found, m.found);
