@@ -1,16 +1,26 @@
 /**
  * `parkour fetch` and `parkour sections`: the page request from the command
  * line's flags (`page_flags.ts`), the page read ({@link readPage}, files
- * too), its answer as the MCP tools give it, printed in the format asked for
- * (`page_output.ts`). This module and the tools load only when one of these
- * commands runs.
+ * too), its answer as the MCP page tools give it, printed in the format
+ * asked for (`page_output.ts`). This module and the page tools load only
+ * when one of these commands runs.
+ *
+ * A page command is a one-shot process: it reads one page, answers and
+ * exits, so it loads only what that needs. Not the other tools (their
+ * sources, the shelf's exports): its answers are the page tools', and a
+ * tip names only them. No conversion worker: a large page converts on this
+ * thread ({@link convertOnThisThread}). No tokenizer for an outline, whose
+ * counts are estimates (`readPage` loads it for the views that count real
+ * tokens).
  *
  * @module
  */
 import { configFromEnv } from "../config.ts";
 import type { Flags } from "../flags.ts";
-import { TOOLS } from "../tools/catalog.ts";
 import { toolContext, ToolRegistry } from "../tools/registry.ts";
+import { webFetchIncisive } from "../tools/web_fetch_incisive.ts";
+import { webFetchSections } from "../tools/web_fetch_sections.ts";
+import { convertOnThisThread } from "../content/pipeline.ts";
 import { outlineAnswer, type PageAnswer, pageAnswer } from "../tools/page_answer.ts";
 import type { HintContext } from "../hint.ts";
 import { readPage } from "../views/read.ts";
@@ -50,9 +60,11 @@ export async function runPageCommand(
   flags: Flags,
   target: string,
 ): Promise<number> {
+  convertOnThisThread();
   await envelopeReady();
   const config = applySharedFlags(configFromEnv(), flags);
-  const registry = new ToolRegistry(TOOLS, config.profile);
+  // The page tools, whose answers these are (and the only tools their tips name).
+  const registry = new ToolRegistry([webFetchSections, webFetchIncisive], config.profile);
   const ctx = toolContext({
     registry,
     defaultOutput: config.defaultOutput,

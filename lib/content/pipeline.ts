@@ -243,9 +243,24 @@ export function htmlDocument(html: string, url: string, options: HtmlOptions = {
   return new Document(convertHtml(html, url, options));
 }
 
+let workersWanted = true;
+
+/**
+ * For a process that reads one page and exits (the CLI's `fetch` and
+ * `sections`): large pages convert on this thread. A worker keeps a
+ * server's main thread free for other calls; with nothing else to serve it
+ * only adds its start, its module graph and its own heap (0.23 s and
+ * 94 MiB for WHATWG HTML), and the indexes it would build after the answer
+ * are built here on first use instead, only when the view reads them.
+ */
+export function convertOnThisThread(): void {
+  workersWanted = false;
+}
+
 /**
  * An HTML page to a Document; a large page converts in a worker when the
- * process can run one (see `workers/pool.ts`), so the main thread stays free
+ * process can run one (see `workers/pool.ts`) and wants one (see
+ * {@link convertOnThisThread}), so the main thread stays free
  * and `signal` lets go of the page at once (see the pool's notes on what
  * terminating a busy worker does and does not do). The worker
  * gets the raw bytes and decodes them itself when the page says how
@@ -266,7 +281,7 @@ export async function htmlDocumentOffThread(
   const progress = currentProgress();
   progress?.report("convert", 0, undefined, `converting ${size} bytes of HTML`);
   let converted: ConvertedFields | undefined;
-  if (size >= WORKER_MIN_CHARS) {
+  if (workersWanted && size >= WORKER_MIN_CHARS) {
     // The bytes are given up: a page read through a worker is never decoded here again.
     const input = source.bytes && source.encoding
       ? { bytes: source.bytes, encoding: source.encoding(), give: true }

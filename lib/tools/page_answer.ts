@@ -6,7 +6,8 @@
  * @module
  */
 import type { Frontmatter } from "../envelope/frontmatter.ts";
-import type { ResponseSpec, ToolResult } from "../envelope/response.ts";
+import { RESPONSE_TOKEN_CAP, type ResponseSpec, type ToolResult } from "../envelope/response.ts";
+import { estimateTokens, tokenizerLoaded, tokenizerReady } from "../content/tokens/count.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { type HintContext, renderMessage } from "../hint.ts";
 import { ENGINES } from "../render/browser.ts";
@@ -94,6 +95,10 @@ export async function outlineAnswer(
   const fm = await pageHead(read, hints, 0);
   if (read.shell) return { result: shellAnswer(ctx.respond, fm, hints) };
   const view = outline(read.doc, request, { fragment: read.url.fragment, window });
+  // The response cap holds in real tokens: an outline that may come near it is counted.
+  if (!tokenizerLoaded() && estimateTokens(view.body) > RESPONSE_TOKEN_CAP / 2) {
+    await tokenizerReady();
+  }
   const lead = finalUrlLine(read.url, read.doc);
   return { result: ctx.respond(envelopeSpec(fm, view, hints, read.doc.title, lead)), view };
 }

@@ -10,7 +10,6 @@ import type { Document } from "../content/document/document.ts";
 import type { Frontmatter } from "../envelope/frontmatter.ts";
 import { registerTip } from "../envelope/tips.ts";
 import { type Trusted, trusted } from "../trust.ts";
-import { currentShelf } from "../shelf/mod.ts";
 import type { HintContext } from "../hint.ts";
 import { pageFrontmatter, type PageUrl, pageUrl } from "../views/page.ts";
 import type { Loader, ReadOptions } from "../views/read.ts";
@@ -37,6 +36,8 @@ export { pageFrontmatter, type PageUrl, pageUrl };
  */
 export async function shelveCitation(doc: Document, fm: Frontmatter): Promise<void> {
   if (!doc.citation) return;
+  // Loaded with the first work (a command line that reads a web page never needs it).
+  const { currentShelf } = await import("../shelf/mod.ts");
   const result = await currentShelf().track(doc.citation);
   if (result.status) fm.set("shelf", result.status);
   if (result.note) fm.append("note", result.note);

@@ -5,7 +5,8 @@
  * request asks for it (or says why it did not), loads it within the call's
  * page-size limit otherwise, applies a fragment its source reads itself,
  * refuses a page with no text, and waits for what views need (the
- * tokenizer, and the indexes a search, slices or a question read). It
+ * tokenizer, for every view but the outline, and the indexes a search,
+ * slices or a question read). It
  * returns the Document with the facts a face renders: cached, source,
  * renderer, final URL (the Document's). {@link viewPage} is the view of
  * that page, after which the page cache counts what the view built.
@@ -204,8 +205,9 @@ export async function readPage(
     loaded.doc;
   const shell = doc.markdown.trim() === "" && doc.jsShell;
   if (doc.markdown.trim() === "" && options.empty !== "keep") refuseEmpty(doc, url, options);
-  // Budgets hold in real tokens: views count what they return with the tokenizer.
-  await tokenizerReady();
+  // Budgets hold in real tokens: views count what they return with the tokenizer (an outline
+  // shows estimates, and its face loads the tables when its answer may reach the cap).
+  if (kind !== "outline") await tokenizerReady();
   return {
     url,
     doc,
