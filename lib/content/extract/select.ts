@@ -347,9 +347,35 @@ function captions(blocks: readonly BlockRecord[], el: ElementTable): (e: number)
 }
 
 // What an article's edges say that is not the article: prompts to share,
-// follow, subscribe or comment, and newsletter boxes.
-const PROMPT =
-  /\b(?:sign(?:ing)?[ -]?up\b.{0,80}\b(?:newsletters?|inbox|(?:our|daily|weekly) (?:e-?mails?|updates|alerts|briefing))|(?:newsletter|inbox)\b.{0,80}\bsign(?:ing)?[ -]?up|subscribe (?:to|for|now|today)|delivered (?:to|through) your (?:inbox|letterbox|door)|follow (?:us|him|her|them|me)\b.{0,40}\b(?:on|at)\b|(?:like|find) us on facebook|share (?:this|the|on|via)\b.{0,30}\b(?:story|article|post|page|facebook|twitter)|tell us what you think|join the (?:conversation|discussion)|leave a comment|download (?:the|our) app|(?:e-?mail|write to|contact|reach)\b[^.]{0,60}\bat\s+(?:\S+@\S+\.\w+|@\w+))/iu;
+// follow, subscribe or comment, newsletter boxes and contact lines. A prompt
+// speaks to the reader: an imperative opening a sentence ("Subscribe to...",
+// "Follow us on...", "Email Ada Quill at ada@..."), "you can subscribe",
+// "your inbox", "follow us"; the same words inside a sentence of the story
+// ("millions subscribe to the service", "fans follow her on tour", "she
+// wanted to share the story") are not one.
+const R = String.raw;
+const OPENS = R`(?:^|[.!?:;]\s+|[—–|•]\s*)`;
+const NETWORK =
+  R`(?:twitter|facebook|instagram|linkedin|tiktok|youtube|threads|bluesky|mastodon|x)\b`;
+const SIGN_UP = R`\bsign(?:ing)?[ -]?up\b`;
+const PROMPT = new RegExp(
+  [
+    R`${SIGN_UP}.{0,80}\b(?:newsletters?|inbox|(?:our|daily|weekly) (?:e-?mails?|updates|alerts|briefing))`,
+    R`\b(?:newsletter|inbox)\b.{0,80}${SIGN_UP}`,
+    R`\bdelivered (?:to|through) your (?:inbox|letterbox|door)`,
+    R`\byou can (?:also )?(?:subscribe|sign up|follow)\b`,
+    R`${OPENS}subscribe (?:to|for|now|today|here)\b`,
+    R`\bfollow us\b.{0,40}(?:\b(?:on|at)\b|@\w)`,
+    R`${OPENS}follow (?:him|her|them|me|\p{Lu}\S*(?: \p{Lu}\S*)?)\b.{0,40}(?:\bon ${NETWORK}|@\w)`,
+    R`\b(?:like|find) us on\b`,
+    R`${OPENS}share (?:this|on|via)\b.{0,30}\b(?:story|article|post|page|${NETWORK})`,
+    R`\btell us what you think`,
+    R`${OPENS}(?:join the (?:conversation|discussion)|leave a comment)`,
+    R`\bdownload our app|${OPENS}download the app\b`,
+    R`${OPENS}(?:e-?mail|write to|contact|reach)\b[^.]{0,60}\bat\s+(?:\S+@\S+\.\w+|@\w+)`,
+  ].join("|"),
+  "iu",
+);
 // A label of page furniture: teasers, tags, comments, ads, navigation.
 const LABEL =
   /^(?:related(?: (?:stories|articles|posts|links|content|coverage|reading))?|more(?: (?:stories|news|from|on|in|like this)\b.*)?|read (?:more|next|also)|also read|don'?t miss|must read|most (?:popular|read|viewed|shared)|popular(?: (?:stories|posts|now))?|trending(?: now)?|recommended(?: for you)?|you (?:may|might) (?:also )?(?:like|enjoy)|(?:top|latest|recent) (?:stories|news|posts|articles)|advert(?:isement)?|sponsored(?: content)?|(?:story|article) continues below|explore further|share(?: this)?|tags?|topics|comments?|\d+ comments?|back(?: to top)?|previous|next|close|print|email)\s*:?$/i;
@@ -367,6 +393,26 @@ const BYLINE =
   /^(?:(?:by|from|por|von|par|di|door|av)\s+\p{Lu}|(?:updated|published|posted|last (?:updated|modified)|first published|created|modified)\b)/iu;
 const DATE =
   /\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{4}|\d{4}-\d{2}-\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)/i;
+
+// Words of a date or time ("Nov.", "Tuesday,", "1:35", "a.m.", "Updated:").
+const DATE_WORD =
+  /^(?:\d[\d:./-]*|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|[ap]\.?m\.?|at|on|updated|published|posted|modified|created)$/i;
+
+/**
+ * Whether a line is a dateline ("Updated 11:21 pm CST, Tuesday, November
+ * 19, 2019", "2019-11-20 12:57 Marcus De Guzman"): a date and at most three
+ * other words, and no sentence unless a word at most ("The vote is on May
+ * 5." is a sentence of the story).
+ */
+function dateline(t: string): boolean {
+  if (!DATE.test(t)) return false;
+  let rest = 0;
+  for (const w of t.split(/\s+/)) {
+    const word = w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}.]+$/gu, "");
+    if (word !== "" && !DATE_WORD.test(word)) rest++;
+  }
+  return rest <= 1 || (rest <= 3 && !endsSentence(t));
+}
 
 /** The words of a block as a reader sees them (no link targets, no markup). */
 function plainText(markdown: string, b: BlockRecord): string {
@@ -404,15 +450,48 @@ function listOf(b: BlockRecord, el: ElementTable): number {
   return -1;
 }
 
+/**
+ * The kept text blocks of each list (`ul`, `ol`), and the lists that are
+ * the article's content rather than boxes beside it: those holding as much
+ * text as everything else kept (a reading list, a page of links with a line
+ * of introduction).
+ */
+function keptLists(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  keep: boolean[],
+): { items: Map<number, number[]>; content: Set<number> } {
+  const items = new Map<number, number[]>();
+  const text = new Map<number, number>();
+  let kept = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    if (!keep[i]) continue;
+    const b = blocks[i];
+    if (b.kind !== "heading") kept += b.text;
+    if (b.kind !== "text") continue;
+    const list = listOf(b, el);
+    if (list < 0) continue;
+    let group = items.get(list);
+    if (!group) items.set(list, group = []);
+    group.push(i);
+    text.set(list, (text.get(list) ?? 0) + b.text);
+  }
+  const content = new Set<number>();
+  for (const [list, t] of text) if (t * 2 >= kept) content.add(list);
+  return { items, content };
+}
+
 /** Least items of a list of headlines, and least words of each. */
 const HEADLINE_ITEMS = 3;
 const HEADLINE_WORDS = 4;
 
 /**
  * Lists of headlines: three or more items, each nothing but a link of a
- * headline's length (four words or more, from a capital or a caseless letter), in a list that is all links
- * ("More on this story", "Most popular" boxes inside the article), with
- * the heading right above the list.
+ * headline's length (four words or more, from a capital or a caseless
+ * letter), in a list that is all links ("More on this story", "Most
+ * popular" boxes inside the article), with the heading right above the
+ * list. A list holding as much text as the rest of the article (a reading
+ * list, a page of links with a line of introduction) is the article.
  */
 function headlineLists(
   blocks: readonly BlockRecord[],
@@ -420,19 +499,10 @@ function headlineLists(
   markdown: string,
   keep: boolean[],
 ): void {
-  const items = new Map<number, number[]>();
-  for (let i = 0; i < blocks.length; i++) {
-    if (!keep[i]) continue;
-    const b = blocks[i];
-    if (b.kind !== "text") continue;
-    const list = listOf(b, el);
-    if (list < 0) continue;
-    let group = items.get(list);
-    if (!group) items.set(list, group = []);
-    group.push(i);
-  }
+  const { items, content } = keptLists(blocks, el, keep);
   for (const [list, group] of items) {
     if (group.length < HEADLINE_ITEMS || el.links[list] < el.text[list] * 0.9) continue;
+    if (content.has(list)) continue;
     // A headline starts with a capital, a figure or a letter of a script
     // without case (a specification's list of the terms it imports is lower case).
     const headlines = group.every((i) => {
@@ -477,7 +547,7 @@ function trimEdges(
   const byline = (i: number) => {
     if (blocks[i].text > 120) return false;
     const t = text(i);
-    return BYLINE.test(t) || (DATE.test(t) && wordCount(t) <= 12);
+    return BYLINE.test(t) || dateline(t);
   };
   // A fragment: a few loose characters that do not end a sentence ("Advert",
   // "Voltar"), written by a box rather than by a paragraph, item or quote.
@@ -500,6 +570,9 @@ function trimEdges(
     }
   }
   if (first < 0) return;
+  const lists = keptLists(blocks, el, keep).content;
+  // A list item that is little but a link, in a list beside the article.
+  const teaser = (i: number) => linkItem(blocks[i], el) && !lists.has(listOf(blocks[i], el));
   for (let i = 0; i < blocks.length; i++) {
     if (!keep[i]) continue;
     const b = blocks[i];
@@ -519,7 +592,7 @@ function trimEdges(
       ) keep[i] = false;
     } else if (i > last) {
       if (
-        label(i) || byline(i) || linkItem(b, el) || (short(i) && LABEL_LEAD.test(text(i))) ||
+        label(i) || byline(i) || teaser(i) || (short(i) && LABEL_LEAD.test(text(i))) ||
         fragment(i)
       ) keep[i] = false;
     }
@@ -734,6 +807,16 @@ function choose(
     // first thing of weight against it or another box.
     for (let k = children.indexOf(core) + 1; k < children.length; k++) {
       const e = children[k];
+      // A list of links right after the box joins it, for the article's
+      // edges to judge: a reading list that is the article stays, a list of
+      // related stories beside it goes.
+      if (
+        (el.tag[e] === "ul" || el.tag[e] === "ol") && el.links[e] >= el.text[e] * 0.8 &&
+        !furniture(e)
+      ) {
+        selected[e] = 1;
+        continue;
+      }
       if (gain[e] < -CONTINUATION_GAP) break;
       if (gain[e] <= 0 || furniture(e)) continue;
       if (!CONTENT_BLOCK.has(el.tag[e])) break;

@@ -108,3 +108,35 @@ Deno.test("returned text: bylines, headline lists, teasers, prompts and newslett
     "Image 1 of 4",
   ]);
 });
+
+Deno.test("returned text: a prompt speaks to the reader; the same words in the story's sentences stay", async () => {
+  const body = await markdown("article_story_words");
+  hasAll(body, [
+    "will print twice as many copies from January",
+    "Nearly four thousand households now subscribe to the weekly edition.",
+    "Readers follow her on Twitter for the crossword hints",
+    "wanted to share the story of the crew",
+    "Subscribers can download the app to read the paper on the ferry.",
+    "The new press starts on May 5.",
+  ]);
+  hasNone(body, [
+    "By Ada Quill",
+    "Updated 4:10 p.m.",
+    "Follow the Gazette on Instagram",
+    "Sign up for our morning newsletter",
+    "Email Ada Quill at",
+  ]);
+});
+
+Deno.test("returned text: a reading list that is the article stays; related stories beside one go", async () => {
+  const body = await markdown("reading_list");
+  hasAll(body, [
+    "Winter is the keepers' season",
+    "How a French Engineer Taught Glass to Bend Light",
+    "What the Last Keeper of Longstone Remembers",
+    "The Painters Who Followed the Lights North",
+  ]);
+  hasNone(body, ["The Lamp Room, a magazine", "About"]);
+  const ends = await markdown("article_ends");
+  hasNone(ends, ["Bridge tolls to rise", "Ferry crews vote to end their strike"]);
+});
