@@ -367,12 +367,67 @@ export function tokenizerLoaded(): boolean {
   return encoding !== undefined;
 }
 
+/**
+ * Longest run (of spaces, or of anything but spaces) that is encoded as one
+ * piece. The encoder merges the byte pairs of each piece of the text by
+ * scanning the whole piece for every merge, so a piece of n characters costs
+ * n² (a paragraph of 900,000 `<`, a 4 MB word: minutes for one answer); a
+ * longer run is encoded in parts of this length. The tokens still decode to
+ * the text; their number may differ from o200k's on the whole run, by at
+ * most one fewer per part on 3,000 random runs (and up to a quarter more on
+ * some punctuation), so a count adds one per part: never under the real one.
+ */
+export const LONG_RUN = 256;
+
+/** Where `text` is cut so that no run is longer than {@link LONG_RUN} (none: []). */
+function runCuts(text: string): number[] {
+  const cuts: number[] = [];
+  if (text.length <= LONG_RUN) return cuts;
+  let start = 0;
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const s = c === 32 || (c >= 9 && c <= 13);
+    if (s !== space) {
+      space = s;
+      start = i;
+    } else if (i - start >= LONG_RUN && !(c >= 0xdc00 && c <= 0xdfff)) {
+      // Never between the halves of a surrogate pair.
+      cuts.push(i);
+      start = i;
+    }
+  }
+  return cuts;
+}
+
+/**
+ * `text` encoded in o200k, long runs in parts (see {@link LONG_RUN}), its
+ * count (the tokens, plus one per cut) and the number of parts.
+ */
+function encodeText(
+  enc: Encoding,
+  text: string,
+): { tokens: number[]; count: number; parts: number } {
+  const cuts = runCuts(text);
+  if (cuts.length === 0) {
+    const tokens = enc.encode(text, AS_TEXT);
+    return { tokens, count: tokens.length, parts: 1 };
+  }
+  const tokens: number[] = [];
+  let from = 0;
+  for (const at of [...cuts, text.length]) {
+    for (const t of enc.encode(text.slice(from, at), AS_TEXT)) tokens.push(t);
+    from = at;
+  }
+  return { tokens, count: tokens.length + cuts.length, parts: cuts.length + 1 };
+}
+
 /** Exact o200k tokens in `text`; throws before {@link tokenizerReady} has resolved. */
 export function countTokensSync(text: string): number {
   if (!encoding) {
     throw new Error("the tokenizer is not loaded: await tokenizerReady() first");
   }
-  return text.length === 0 ? 0 : encoding.encode(text, AS_TEXT).length;
+  return text.length === 0 ? 0 : encodeText(encoding, text).count;
 }
 
 /** Exact o200k tokens in `text` (loads the tables on first use). */
@@ -457,12 +512,13 @@ export function prefixWithinSync(
     const reach = truncateToTokens(text, 2 * limit + 256);
     if (reach.length < text.length) head = reach;
   }
-  let tokens = enc.encode(head, AS_TEXT);
-  if (tokens.length <= limit && head !== text) {
+  let encoded = encodeText(enc, head);
+  if (encoded.count <= limit && head !== text) {
     head = text;
-    tokens = enc.encode(text, AS_TEXT);
+    encoded = encodeText(enc, text);
   }
-  if (tokens.length <= limit) return { text, tokens: tokens.length, trimmed: false };
+  if (encoded.count <= limit) return { text, tokens: encoded.count, trimmed: false };
+  const { tokens } = encoded;
   // The first `limit` tokens decode to a prefix (its last character may be
   // half of one); cut that at a boundary, then recount, since a prefix can
   // tokenize differently from the prefix of the tokens.
@@ -472,9 +528,12 @@ export function prefixWithinSync(
   const floor = prefixLength(Math.min(limit, Math.max(0, Math.floor(keep))));
   for (let round = 0; round < 8; round++) {
     const cut = boundaryCut(text, end, Math.min(floor, end));
-    const count = enc.encode(cut, AS_TEXT).length;
+    const { count, parts } = encodeText(enc, cut);
     if (count <= limit) return { text: cut, tokens: count, trimmed: true };
-    end = Math.min(cut.length, end) - Math.max(1, Math.ceil((count - limit) * 2));
+    // Two characters per token over, or, in a text of long runs (eight `<` a token), as many
+    // as its tokens hold on average.
+    const perToken = parts > 1 ? Math.max(2, cut.length / count) : 2;
+    end = Math.min(cut.length, end) - Math.max(1, Math.ceil((count - limit) * perToken));
     if (end <= 0) break;
   }
   return { text: "", tokens: 0, trimmed: true };
