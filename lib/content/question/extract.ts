@@ -73,6 +73,89 @@ export const TEXT_SPLIT_TOKENS = 160;
 /** Size a run of sentences grows to before a cut. */
 const PIECE_TOKENS = 90;
 const SENTENCE_END = /([.!?。！？]["'”’)\]]*)(\s+)(?=["'“‘(\[`*_]?[\p{Lu}\p{N}])/gu;
+
+/**
+ * Whether the estimate of `text[from, to)` is over `limit`, reading only as
+ * much of it as that takes: the estimate of a text only grows as text is
+ * added at its end (every feature counts up, every weight is positive), so
+ * a beginning over the limit answers for the whole.
+ */
+function weighsOver(text: string, from: number, to: number, limit: number): boolean {
+  for (let reach = 512;; reach *= 2) {
+    let end = Math.min(to, from + reach);
+    // Never between the halves of a surrogate pair.
+    const c = text.charCodeAt(end - 1);
+    if (end < to && c >= 0xd800 && c <= 0xdbff) end++;
+    if (tokenWeight(text.slice(from, end)) > limit) return true;
+    if (end >= to) return false;
+  }
+}
+
+/**
+ * Units by priority, the highest on top and the lower unit first on ties:
+ * the order in which the pickers below take units, found in a logarithmic
+ * step instead of a look at every candidate (a paragraph of 200,000 links
+ * is 50,000 candidates, looked at once for each one taken or passed over).
+ * Entries are never updated: a raised priority is pushed again and the
+ * stale entry skipped when it comes up.
+ */
+class UnitHeap {
+  #p: number[] = [];
+  #u: number[] = [];
+
+  get size(): number {
+    return this.#p.length;
+  }
+
+  #above(i: number, j: number): boolean {
+    const pi = this.#p[i];
+    const pj = this.#p[j];
+    return pi > pj || (pi === pj && this.#u[i] < this.#u[j]);
+  }
+
+  #swap(i: number, j: number): void {
+    [this.#p[i], this.#p[j]] = [this.#p[j], this.#p[i]];
+    [this.#u[i], this.#u[j]] = [this.#u[j], this.#u[i]];
+  }
+
+  push(p: number, u: number): void {
+    this.#p.push(p);
+    this.#u.push(u);
+    for (let i = this.#p.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (!this.#above(i, parent)) break;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /** The top entry's priority and unit (the heap must not be empty). */
+  peek(): [number, number] {
+    return [this.#p[0], this.#u[0]];
+  }
+
+  pop(): [number, number] {
+    const top: [number, number] = [this.#p[0], this.#u[0]];
+    const p = this.#p.pop()!;
+    const u = this.#u.pop()!;
+    if (this.#p.length > 0) {
+      this.#p[0] = p;
+      this.#u[0] = u;
+      for (let i = 0;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < this.#p.length && this.#above(l, m)) m = l;
+        if (r < this.#p.length && this.#above(r, m)) m = r;
+        if (m === i) break;
+        this.#swap(i, m);
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
 /** The marker put where text was left out. */
 export const ELISION = "[…]";
 /** What the elision marker and its blank line cost in the estimate. */
@@ -609,25 +692,36 @@ export class QueryIndex {
         pieces[pieces.length - 1][1] = text.length;
       } else pieces.push([from, text.length]);
     }
-    // A run with no sentence end to cut at is cut between words.
-    for (let k = 0; k < pieces.length; k++) {
-      checkCancelled();
-      const [a, b] = pieces[k];
-      if (tokenWeight(text.slice(a, b)) <= 2 * PIECE_TOKENS) continue;
-      let weight = 0;
-      for (let i = a; i < b; i++) {
-        const c = text.charCodeAt(i);
-        weight += c < 0x80 ? 0.25 : (c >= 0xdc00 && c <= 0xdfff) ? 0 : 1;
-        if (
-          weight >= PIECE_TOKENS && (c === 32 || c === 10) &&
-          tokenWeight(text.slice(i, b)) > PIECE_TOKENS / 2
-        ) {
-          pieces.splice(k, 1, [a, i], [i + 1, b]);
-          break;
+    // A run with no sentence end to cut at is cut between words. Whether what is left
+    // weighs enough is asked of as much of it as it takes (weighsOver), not of all of it at
+    // every cut: a paragraph of 200,000 links, with no sentence end, was weighed whole
+    // at each of its thousands of cuts.
+    const cut: [number, number][] = [];
+    for (const piece of pieces) {
+      let [a, b] = piece;
+      for (;;) {
+        checkCancelled();
+        if (!weighsOver(text, a, b, 2 * PIECE_TOKENS)) break;
+        let weight = 0;
+        let at = -1;
+        for (let i = a; i < b; i++) {
+          const c = text.charCodeAt(i);
+          weight += c < 0x80 ? 0.25 : (c >= 0xdc00 && c <= 0xdfff) ? 0 : 1;
+          if (
+            weight >= PIECE_TOKENS && (c === 32 || c === 10) &&
+            weighsOver(text, i, b, PIECE_TOKENS / 2)
+          ) {
+            at = i;
+            break;
+          }
         }
+        if (at < 0) break;
+        cut.push([a, at]);
+        a = at + 1;
       }
+      cut.push([a, b]);
     }
-    pieces.forEach(([a, b], k) => {
+    cut.forEach(([a, b], k) => {
       units.push({
         start: start + a,
         end: start + b,
@@ -1181,28 +1275,59 @@ class Picker {
       const s = this.index.units.section(u);
       taken.set(s, (taken.get(s) ?? 0) + 1);
     }
-    const effective = (v: number, q: number): number =>
-      this.chosen.has(v - 1) || this.chosen.has(v + 1)
-        ? q
-        : q * REPEAT_WEIGHT ** (taken.get(this.index.units.section(v)) ?? 0);
+    const nextToChosen = (v: number): boolean => this.chosen.has(v - 1) || this.chosen.has(v + 1);
+    // The best candidate is the best of: the neighbours of taken units (at their own
+    // priority; a few), and each section's best other unit (its priority halved for each
+    // unit taken there, which keeps the section's order: one heap per section, ten at most).
+    const heaps = new Map<number, UnitHeap>();
+    const offer = (v: number, raw: number) => {
+      const section = this.index.units.section(v);
+      let heap = heaps.get(section);
+      if (!heap) heaps.set(section, heap = new UnitHeap());
+      heap.push(raw, v);
+    };
+    const neighbours = new Set<number>();
+    for (const [v, raw] of priority) {
+      offer(v, raw);
+      if (nextToChosen(v)) neighbours.add(v);
+    }
+    const taking = (u: number) => {
+      this.take(u);
+      for (const v of [u - 1, u + 1]) if (priority.has(v)) neighbours.add(v);
+    };
     while (priority.size > 0 && this.remaining() > 12) {
       let u = -1;
       let p = -1;
-      for (const [v, raw] of priority) {
-        const q = effective(v, raw);
-        if (q > p || (q === p && v < u)) [u, p] = [v, q];
+      for (const v of neighbours) {
+        const q = priority.get(v);
+        if (q === undefined) neighbours.delete(v);
+        else if (q > p || (q === p && v < u)) [u, p] = [v, q];
+      }
+      for (const [section, heap] of heaps) {
+        const aside: [number, number][] = [];
+        while (heap.size > 0) {
+          const [raw, v] = heap.peek();
+          if (priority.get(v) !== raw) heap.pop(); // taken, passed over or raised since
+          else if (neighbours.has(v)) aside.push(heap.pop());
+          else {
+            const q = raw * REPEAT_WEIGHT ** (taken.get(section) ?? 0);
+            if (q > p || (q === p && v < u)) [u, p] = [v, q];
+            break;
+          }
+        }
+        for (const [raw, v] of aside) heap.push(raw, v);
       }
       priority.delete(u);
       if (p < 0.05 * best) break;
       if (!this.fits(u)) {
         if (this.chosen.size === 0) {
-          this.take(u);
+          taking(u);
           this.overBudget = this.used > this.budget;
           if (this.overBudget) break;
         }
         continue;
       }
-      this.take(u);
+      taking(u);
       const section = this.index.units.section(u);
       taken.set(section, (taken.get(section) ?? 0) + 1);
       for (const [v, decay] of [[u + 1, 0.55], [u - 1, 0.4]] as const) {
@@ -1210,7 +1335,10 @@ class Picker {
           continue;
         }
         if (this.index.units.section(v) !== section) continue;
-        priority.set(v, Math.max(priority.get(v) ?? 0, scores.get(v) ?? 0, p * decay));
+        const raised = Math.max(priority.get(v) ?? 0, scores.get(v) ?? 0, p * decay);
+        priority.set(v, raised);
+        offer(v, raised);
+        neighbours.add(v);
       }
     }
   }
@@ -1258,11 +1386,18 @@ class Picker {
       }
     }
     let taken = 0;
+    const heap = new UnitHeap();
+    for (const [u, p] of priority) heap.push(p, u);
     while (priority.size > 0 && this.remaining() > 12) {
       let best = -1;
       let bestP = -1;
-      for (const [u, p] of priority) {
-        if (p > bestP || (p === bestP && u < best)) [best, bestP] = [u, p];
+      while (heap.size > 0) {
+        const [p, u] = heap.pop();
+        // An entry taken, passed over or raised since is stale.
+        if (priority.get(u) === p) {
+          [best, bestP] = [u, p];
+          break;
+        }
       }
       priority.delete(best);
       if (bestP < 0.05 * top) break;
@@ -1292,6 +1427,7 @@ class Picker {
         if (v < a || v >= b || this.chosen.has(v) || this.isBadge(v)) continue;
         const p = Math.max(priority.get(v) ?? 0, scores.get(v) ?? 0, bestP * decay);
         priority.set(v, p);
+        heap.push(p, v);
       }
     }
   }
