@@ -11,24 +11,10 @@
  *   third of the budget is read as steps, not as one block).
  */
 import assert from "node:assert/strict";
-import { MAIN, ROOT_DIR, runCli } from "../../support/process.ts";
+import { askPage } from "../../support/ask.ts";
 
-const SPEC = `${ROOT_DIR}/fixtures/pages/passage_spec.html`;
-const READ = [`--allow-read=${ROOT_DIR}/fixtures`];
-
-async function ask(question: string, maxTokens: number): Promise<string> {
-  const r = await runCli(
-    ["fetch", SPEC, "--query", question, "--max-tokens", String(maxTokens), "--format", "json"],
-    {},
-    MAIN,
-    READ,
-  );
-  assert.equal(r.code, 0, r.stderr);
-  const parsed = JSON.parse(r.stdout);
-  assert.equal(parsed.frontmatter.extracted, true);
-  assert.ok(parsed.frontmatter.returned_tokens <= maxTokens);
-  return parsed.content[0];
-}
+const ask = (question: string, maxTokens: number) =>
+  askPage("passage_spec.html", question, maxTokens);
 
 Deno.test("query passages: the answer in the runner-up section is not crowded out by the best one", async () => {
   const text = await ask("when does the ferry depart in fog", 250);

@@ -18,24 +18,10 @@
  *   method fixes them without that loss.
  */
 import assert from "node:assert/strict";
-import { MAIN, ROOT_DIR, runCli } from "../../support/process.ts";
+import { askPage } from "../../support/ask.ts";
 
-const SPEC = `${ROOT_DIR}/fixtures/pages/signal_spec.html`;
-const READ = [`--allow-read=${ROOT_DIR}/fixtures`];
-
-async function ask(question: string, maxTokens: number): Promise<string> {
-  const r = await runCli(
-    ["fetch", SPEC, "--query", question, "--max-tokens", String(maxTokens), "--format", "json"],
-    {},
-    MAIN,
-    READ,
-  );
-  assert.equal(r.code, 0, r.stderr);
-  const parsed = JSON.parse(r.stdout);
-  assert.equal(parsed.frontmatter.extracted, true);
-  assert.ok(parsed.frontmatter.returned_tokens <= maxTokens);
-  return parsed.content[0];
-}
+const ask = (question: string, maxTokens: number) =>
+  askPage("signal_spec.html", question, maxTokens);
 
 const UNSOLVED = "unsolved failure kind: the rules tried lost on the held-out question set";
 
