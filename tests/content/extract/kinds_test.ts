@@ -103,3 +103,52 @@ Deno.test("kinds: an article split into two boxes by an image slot keeps its las
   ]);
   hasNone(text, ["Point Gazette, The Harbour"]);
 });
+
+Deno.test("kinds: photo captions and credits go; a table's caption stays with its table", async () => {
+  const text = await page("article_captions");
+  hasAll(text, [
+    "The native oyster beds in the estuary have grown",
+    "| 2025 | 27 |",
+    "Table 1: young oysters counted on the north bed each September.",
+    "Fishing on the beds stays closed",
+  ]);
+  hasNone(text, [
+    "Photo: Jon Tarrant",
+    "The survey boat at low water.",
+    "Counting oysters in a quadrat",
+  ]);
+});
+
+Deno.test("kinds: a heading whose section held only furniture goes with it", async () => {
+  const text = await page("article_captions");
+  hasNone(text, ["In pictures"]);
+});
+
+Deno.test("kinds: a paragraph that is only a link to another story goes; a sentence with a link stays", async () => {
+  const text = await page("article_promo");
+  hasAll(text, [
+    "Dredging of the harbour channel will start in July",
+    "spoil will still go to the saltmarsh project",
+    "working through the night on the outer bar",
+  ]);
+  hasNone(text, ["Why the channel keeps silting up", "Pilots ask for a second boat"]);
+});
+
+Deno.test("kinds: a thread whose every post is marked 'comment' is read again without the marks", async () => {
+  const text = await page("forum_marked");
+  hasAll(text, [
+    "it jumps off the windlass gypsy every few metres",
+    "Measure eleven links of the new chain",
+    "The chandler is changing it for the right pitch.",
+  ]);
+});
+
+Deno.test("kinds: a box of sentences that are mostly links to other stories does not join the article", async () => {
+  const text = await page("link_digest");
+  hasAll(text, ["The night ferry across the bay will run again", "if enough passengers use them"]);
+  hasNone(text, [
+    "ordered two new boats",
+    "harbour lights will be switched",
+    "dredging of the channel",
+  ]);
+});
