@@ -55,8 +55,15 @@ export const DEFAULT_SHARE = 0.5;
  */
 const HALF_AT: Readonly<Record<string, number>> = { download: 1024 * 1024 };
 
-/** Sends one notification: the protocol's `progress`, `total` and `message`. */
-export type ProgressSink = (progress: number, total?: number, message?: string) => void;
+/**
+ * Sends one notification: the protocol's `progress`, `total` and `message`;
+ * may return the promise of its sending (see {@link ProgressReporter.sent}).
+ */
+export type ProgressSink = (
+  progress: number,
+  total?: number,
+  message?: string,
+) => void | Promise<unknown>;
 
 /** Progress values are sent to a hundredth of a per cent. */
 const round = (n: number) => Math.floor(n * 100) / 100;
@@ -91,6 +98,8 @@ export class ProgressReporter {
   /** The last value sent (-1: none yet). */
   #last = -1;
   #lastAt = -Infinity;
+  /** Settles when every notification so far has been handed to the transport. */
+  #sending: Promise<unknown> = Promise.resolve();
 
   /** Creates a reporter sending through `sink`. */
   constructor(sink: ProgressSink, now: () => number = () => performance.now()) {
@@ -137,7 +146,16 @@ export class ProgressReporter {
     if (!first && !end && at - this.#lastAt < MIN_INTERVAL_MS) return;
     this.#last = value;
     this.#lastAt = at;
-    this.#sink(value, PROGRESS_TOTAL, message);
+    const sending = this.#sink(value, PROGRESS_TOTAL, message);
+    if (sending) this.#sending = Promise.all([this.#sending, sending.catch(() => {})]);
+  }
+
+  /**
+   * Settles when the notifications sent so far are on their way: a tool that
+   * awaits its own report, and the answer of the call, come after them.
+   */
+  sent(): Promise<void> {
+    return this.#sending.then(() => {});
   }
 
   /** A new run of `stage`: its share of the room between the last value and `ceiling`. */

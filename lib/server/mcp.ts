@@ -88,7 +88,7 @@ function registerAll(server: McpServer, settings: McpServerSettings): void {
         const reporter = token === undefined ? undefined : new ProgressReporter(
           (progress, total, message) => {
             if (ctx.mcpReq.signal.aborted) return;
-            ctx.mcpReq.notify({
+            return ctx.mcpReq.notify({
               method: "notifications/progress",
               params: {
                 progressToken: token,
@@ -102,13 +102,15 @@ function registerAll(server: McpServer, settings: McpServerSettings): void {
         const progress = reporter &&
           ((done: number, total?: number, message?: string) => {
             reporter.report("tool", done, total, message);
-            return Promise.resolve();
+            return reporter.sent();
           });
         // Downloads, conversions and renders report through the reporter of the call they run in.
         const result = await withProgress(
           reporter,
           () => runTool(tool, args, settings, ctx.mcpReq.signal, progress),
         );
+        // Every notification goes out before the answer that ends the call.
+        await reporter?.sent();
         // Spread: the SDK's result type has an index signature an interface does not.
         return { ...result };
       },

@@ -26,7 +26,9 @@ function reporter(): { r: ProgressReporter; sent: Sent[]; tick: (ms: number) => 
   const sent: Sent[] = [];
   let now = 0;
   const r = new ProgressReporter(
-    (progress, total, message) => sent.push({ progress, total, message }),
+    (progress, total, message) => {
+      sent.push({ progress, total, message });
+    },
     () => now,
   );
   return { r, sent, tick: (ms) => (now += ms) };
@@ -122,4 +124,21 @@ Deno.test("progress: any sequence of reports is one rising series under one tota
     }
     assertSeries(sent);
   }));
+});
+
+Deno.test("progress: sent() settles once every notification so far is on its way", async () => {
+  const pending: (() => void)[] = [];
+  const r = new ProgressReporter(() => new Promise<void>((resolve) => pending.push(resolve)));
+  r.report("tool", 1, 2, "halfway");
+  let settled = false;
+  const sent = r.sent().then(() => (settled = true));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(settled, false, "waits for the notification");
+  pending.forEach((resolve) => resolve());
+  await sent;
+  assert.equal(settled, true);
+  // A sink that fails does not fail the call.
+  const failing = new ProgressReporter(() => Promise.reject(new Error("gone")));
+  failing.report("tool", 1, 2);
+  await failing.sent();
 });
