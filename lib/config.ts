@@ -123,7 +123,18 @@ export interface Config {
   tools?: string;
   /** Where {@link Config.tools} came from, for its error message. */
   toolsFrom?: string;
+  /**
+   * Whether the tools' actions that change what the server keeps (the
+   * research shelf's confirm, score, note, remove, import and clear) are on
+   * ({@link MUTATING_FLAG} or {@link MUTATING_VARIABLE}); off by default.
+   */
+  mutatingTools: boolean;
 }
+
+/** The flag that turns on the actions that change data, as kagi mcp's flag of the same name. */
+export const MUTATING_FLAG = "--enable-mutating-tools";
+/** The variable that turns them on (`1`, `true`, `yes`, `on`). */
+export const MUTATING_VARIABLE = "PARKOUR_ENABLE_MUTATING_TOOLS";
 
 /** Reads an environment variable; `undefined` when unset, blank or not permitted. */
 export function env(name: string): string | undefined {
@@ -191,6 +202,7 @@ export function configFromEnv(): Config {
     },
     tools: env("PARKOUR_TOOLS"),
     toolsFrom: "PARKOUR_TOOLS",
+    mutatingTools: envFlag("PARKOUR_ENABLE_MUTATING_TOOLS"),
   };
 }
 

@@ -84,11 +84,13 @@ export async function catalogTools(): Promise<ManifestTool[]> {
   // The catalog decides at import time whether the Semantic Scholar tool exists.
   Deno.env.set("S2_ACCEPT_TOS", "1");
   const { TOOLS } = await import("../lib/tools/catalog.ts");
-  // Every setting is filled in where the extension runs: each tool as configured.
-  return new ToolRegistry(TOOLS, "desktop", { assumeConfigured: true }).list().map((t) => ({
-    name: t.name,
-    description: summary(t.description),
-  }));
+  // Every setting is filled in where the extension runs: each tool as configured, and the
+  // actions that change data on (enable_mutating_tools).
+  return new ToolRegistry(TOOLS, "desktop", { assumeConfigured: true, mutating: true }).list()
+    .map((t) => ({
+      name: t.name,
+      description: summary(t.description),
+    }));
 }
 
 /** The manifest text with `version` and `tools` replaced, formatted as committed. */

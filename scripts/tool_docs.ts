@@ -103,7 +103,10 @@ export async function render(): Promise<string> {
   const { TOOLS } = await import("../lib/tools/catalog.ts");
   const { ToolRegistry } = await import("../lib/tools/registry.ts");
   const resolved = new Map(
-    new ToolRegistry(TOOLS, "desktop").list().map((t) => [t.definition.key, t.description]),
+    // Every action documented: those that change data say they are off by default.
+    new ToolRegistry(TOOLS, "desktop", { mutating: true }).list().map((
+      t,
+    ) => [t.definition.key, t.description]),
   );
   const { createServer } = await import("../server.ts");
   const { envelopeReady } = await import("../lib/envelope/frontmatter.ts");
@@ -136,9 +139,16 @@ export async function render(): Promise<string> {
       "",
       `\`${name}\` (\`${tool.names.code}\` in the code profile). ${description}`,
       "",
-      ...table(schema),
-      "",
     );
+    if (tool.mutating) {
+      out.push(
+        `The actions ${
+          tool.mutating.actions.map((a) => `\`${a}\``).join(", ")
+        } change data and are off unless the server runs with \`--enable-mutating-tools\` (or \`PARKOUR_ENABLE_MUTATING_TOOLS=1\`): until then the tool is listed without them and refuses them (see [configuration.md](configuration.md#actions-that-change-data)).`,
+        "",
+      );
+    }
+    out.push(...table(schema), "");
     const args = EXAMPLES[tool.key];
     if (!args) continue;
     const result = await server.callTool(name, args);

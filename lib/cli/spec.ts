@@ -7,6 +7,8 @@
  */
 import {
   type Config,
+  MUTATING_FLAG,
+  MUTATING_VARIABLE,
   OUTPUT_FORMATS,
   PAGE_CEILING_FLAG,
   PAGE_CEILING_VARIABLE,
@@ -77,6 +79,11 @@ export const SHARED_FLAGS: FlagSpecs = {
     help:
       "tools to list, comma-separated: groups (web, scholarly, code, community, search, shelf) or tool names (default all; PARKOUR_TOOLS)",
   },
+  [MUTATING_FLAG]: {
+    kind: "boolean",
+    help:
+      `turn on the actions that change data: the research shelf's confirm, score, note, remove, import and clear (off by default; ${MUTATING_VARIABLE}=1)`,
+  },
 };
 
 /** The page size limit, for the commands that read pages. */
@@ -111,6 +118,7 @@ export function applySharedFlags(config: Config, flags: Flags): Config {
   if (typeof flags["--default-output"] === "string") {
     config.defaultOutput = flags["--default-output"] as Config["defaultOutput"];
   }
+  if (flags[MUTATING_FLAG] === true) config.mutatingTools = true;
   applyPageLimit(flags);
   return config;
 }

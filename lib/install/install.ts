@@ -9,7 +9,7 @@
  */
 import { checkToolSelection } from "../tools/groups.ts";
 import type { Flags } from "../flags.ts";
-import { configDir, ConfigError } from "../config.ts";
+import { configDir, ConfigError, MUTATING_FLAG } from "../config.ts";
 import { SYSTEM_CHROMIUM } from "../render/browser.ts";
 import { CLIENT_IDS, CLIENT_LABELS, type ClientId } from "./clients.ts";
 import {
@@ -200,6 +200,7 @@ function buildLaunch(
   if (typeof flags["--tools"] === "string") {
     serverArgs.push("--tools", checkToolSelection(flags["--tools"]));
   }
+  if (flags[MUTATING_FLAG] === true) serverArgs.push(MUTATING_FLAG);
   const shelf = flags["--shelf"];
   if (typeof shelf === "string") {
     if (shelf === "memory" || shelf === "kv") serverArgs.push("--shelf", shelf);

@@ -53,7 +53,11 @@ export interface App {
 /** Builds an app. */
 export function createApp(options: AppOptions): App {
   const { config } = options;
-  const selection = { select: config.tools, selectFrom: config.toolsFrom };
+  const selection = {
+    select: config.tools,
+    selectFrom: config.toolsFrom,
+    mutating: config.mutatingTools,
+  };
   let registry: ToolRegistry | undefined;
   let core: McpCore;
   if (typeof options.tools === "function") {

@@ -130,6 +130,8 @@ export interface ServedSettings {
   select?: string;
   /** Where the selection came from, for its error. */
   selectFrom?: string;
+  /** Whether the actions that change data are on (`--enable-mutating-tools`). */
+  mutating?: boolean;
   /** Default output format for record-shaped results. */
   defaultOutput: OutputFormat;
   /** Tip ledger; the process ledger by default. */
@@ -149,6 +151,7 @@ export function configuredTools(
     profile: config.profile,
     select: config.tools,
     selectFrom: config.toolsFrom,
+    mutating: config.mutatingTools,
     defaultOutput: config.defaultOutput,
     ...extra,
   };
@@ -165,6 +168,7 @@ export async function loadServed(settings: ServedSettings): Promise<Served> {
   const registry = new ToolRegistry(definitions, settings.profile, {
     select: settings.select,
     selectFrom: settings.selectFrom,
+    mutating: settings.mutating,
   });
   const mcp = { registry, defaultOutput: settings.defaultOutput, tips: settings.tips };
   return { registry, register: (server) => registerServed(server, mcp) };

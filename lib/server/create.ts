@@ -28,6 +28,12 @@ export interface ServerOptions {
   port?: number;
   /** Bearer token for HTTP (required off loopback). */
   token?: string;
+  /**
+   * Turn on the actions that change data (the research shelf's confirm,
+   * score, note, remove, import and clear), as `--enable-mutating-tools`;
+   * off unless `PARKOUR_ENABLE_MUTATING_TOOLS` is set.
+   */
+  enableMutatingTools?: boolean;
 }
 
 /** A configured server. */
@@ -87,6 +93,9 @@ export function createServer(options: ServerOptions = {}): ParkourServer {
   if (options.host) config.http.host = options.host;
   if (options.port !== undefined) config.http.port = options.port;
   if (options.token) config.http.token = options.token;
+  if (options.enableMutatingTools !== undefined) {
+    config.mutatingTools = options.enableMutatingTools;
+  }
   const app = createApp({ config, tools: options.tools ?? TOOLS });
   const gated = gatedHandler({
     handler: app.handler,
@@ -107,7 +116,7 @@ export function createServer(options: ServerOptions = {}): ParkourServer {
         const names = app.registry.list().map((t) => t.name).join(", ");
         return errorResult(`unknown tool '${name}'; this server's tools: ${names}`);
       }
-      const schema = tool.definition.inputSchema as unknown as {
+      const schema = tool.inputSchema as unknown as {
         "~standard": {
           validate(value: unknown): StandardResult | Promise<StandardResult>;
         };

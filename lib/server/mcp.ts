@@ -20,7 +20,13 @@ import { answerFirst } from "../runtime/memory.ts";
 import { ProgressReporter, withProgress } from "../runtime/progress.ts";
 import type { TipLedger } from "../envelope/tips.ts";
 import { envelopeReady } from "../envelope/frontmatter.ts";
-import { type ResolvedTool, toolContext, type ToolRegistry } from "../tools/registry.ts";
+import {
+  mutatingOff,
+  type ResolvedTool,
+  toolContext,
+  type ToolRegistry,
+} from "../tools/registry.ts";
+import { ToolError } from "../errors.ts";
 import { leanAnnotations, listedSchema } from "../tools/schema.ts";
 import { SHELF_EXPORT_RESOURCES, SHELF_RESOURCE, shelfResourceText } from "../shelf/resource.ts";
 import { KAGI_RESOURCES } from "../tools/kagi_search.ts";
@@ -77,11 +83,11 @@ function registerAll(server: McpServer, settings: McpServerSettings): void {
         title: definition.title,
         description: tool.description,
         // A zod object schema (checked when the registry is built), listed lean.
-        inputSchema: listedSchema(definition.inputSchema) as unknown as StandardSchemaWithJSON<
+        inputSchema: listedSchema(tool.inputSchema) as unknown as StandardSchemaWithJSON<
           Record<string, unknown>
         >,
         // The title is the tool's own field; annotations carry only the hints that apply.
-        annotations: leanAnnotations(definition.annotations),
+        annotations: leanAnnotations(tool.annotations),
       },
       async (args, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;
@@ -230,6 +236,10 @@ export function runTool(
     await Promise.all([envelopeReady(), tokenizerReady()]);
     let result: ToolResult;
     try {
+      const action = (args as { action?: unknown } | undefined)?.action;
+      if (typeof action === "string" && tool.refused.includes(action)) {
+        throw new ToolError(mutatingOff(tool.name, action));
+      }
       result = await withCredentialLedger(() =>
         tool.definition.handler(
           args as never,

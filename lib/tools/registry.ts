@@ -100,6 +100,24 @@ export interface ToolDefinition<Schema extends ArgsSchema = ArgsSchema> {
     /** The description listed when it is not. */
     description: string;
   };
+  /**
+   * For a tool some of whose actions change what the server keeps (the
+   * research shelf's writing actions): those actions, and how the tool is
+   * listed while they are off, which they are unless the server is started
+   * with `--enable-mutating-tools` (or `PARKOUR_ENABLE_MUTATING_TOOLS=1`), as
+   * kagi mcp's flag of that name keeps its mutation tools out. A call of one
+   * of them while they are off is refused before the handler runs.
+   */
+  mutating?: {
+    /** The values of the `action` parameter that change data. */
+    actions: readonly string[];
+    /** The description listed while they are off. */
+    description: string;
+    /** The input schema listed while they are off: without them and their parameters. */
+    inputSchema: ArgsSchema;
+    /** The annotations while they are off. */
+    annotations: ToolAnnotations;
+  };
   /** Runs the tool. Thrown errors become `isError` results. */
   handler(
     args: ArgsOf<Schema>,
@@ -146,6 +164,20 @@ export interface ResolvedTool {
   name: string;
   /** Description with sibling names resolved. */
   description: string;
+  /** The input schema listed (and checked). */
+  inputSchema: ArgsSchema;
+  /** The annotations listed. */
+  annotations: ToolAnnotations;
+  /** Actions refused because they change data and this server keeps them off. */
+  refused: readonly string[];
+}
+
+/** What a call of an action that is off is told (the person running the server turns it on). */
+export function mutatingOff(tool: string, action: string): string {
+  return `${tool} action=${action} changes what this server keeps, and such actions are off here; ` +
+    `the person running the server turns them on with --enable-mutating-tools (or ` +
+    `PARKOUR_ENABLE_MUTATING_TOOLS=1 in the server's environment); until then use the actions ` +
+    `the tool lists`;
 }
 
 /**
@@ -195,6 +227,12 @@ export interface RegistryOptions {
    * key), for listings made for other machines such as the extension manifest.
    */
   assumeConfigured?: boolean;
+  /**
+   * Whether the actions that change data are on (`--enable-mutating-tools`,
+   * `PARKOUR_ENABLE_MUTATING_TOOLS`); off by default (see
+   * {@link ToolDefinition.mutating}).
+   */
+  mutating?: boolean;
 }
 
 /** The tools of one profile, checked and resolved. */
@@ -222,9 +260,12 @@ export class ToolRegistry {
     const selected = selectTools(definitions, options.select, options.selectFrom);
     const listed = selected ? definitions.filter((d) => selected.has(d.key)) : definitions;
     this.#tools = listed.map((definition) => {
+      const off = options.mutating ? undefined : definition.mutating;
       const template = definition.unconfigured && !options.assumeConfigured &&
           !definition.unconfigured.configured()
         ? definition.unconfigured.description
+        : off
+        ? off.description
         : typeof definition.description === "string"
         ? definition.description
         : definition.description[profile];
@@ -232,6 +273,9 @@ export class ToolRegistry {
         definition,
         name: definition.names[profile],
         description: unwrap(expandToolRefs(template, resolve).trimEnd()),
+        inputSchema: off?.inputSchema ?? definition.inputSchema,
+        annotations: off?.annotations ?? definition.annotations,
+        refused: off?.actions ?? [],
       };
       this.#byKey.set(definition.key, tool);
       this.#byName.set(tool.name, tool);
@@ -292,9 +336,12 @@ export function unwrap(text: string): string {
 export function validateDefinitions(definitions: readonly ToolDefinition[]): void {
   const keys = new Set<string>();
   for (const d of definitions) {
-    const schema = d.inputSchema as { "~standard"?: { vendor?: string }; shape?: unknown };
-    if (schema?.["~standard"]?.vendor !== "zod" || typeof schema.shape !== "object") {
-      throw new Error(`tool '${d.key}': inputSchema must be a zod object schema (z.object)`);
+    for (const input of [d.inputSchema, d.mutating?.inputSchema]) {
+      if (input === undefined) continue;
+      const schema = input as { "~standard"?: { vendor?: string }; shape?: unknown };
+      if (schema?.["~standard"]?.vendor !== "zod" || typeof schema.shape !== "object") {
+        throw new Error(`tool '${d.key}': inputSchema must be a zod object schema (z.object)`);
+      }
     }
     if (!/^[a-z][a-z0-9_]*$/.test(d.key)) {
       throw new Error(`tool key '${d.key}' must be lower snake case`);
@@ -323,6 +370,7 @@ export function validateDefinitions(definitions: readonly ToolDefinition[]): voi
       try {
         expandToolRefs(template, resolve);
         if (d.unconfigured) expandToolRefs(d.unconfigured.description, resolve);
+        if (d.mutating) expandToolRefs(d.mutating.description, resolve);
       } catch (error) {
         throw new Error(`tool '${d.key}' (${profile}): ${(error as Error).message}`);
       }

@@ -36,6 +36,12 @@ const ACTIONS = [
   "import",
   "clear",
 ] as const;
+/** The actions that only read the shelf; the others change it, and are off unless enabled. */
+export const READING_ACTIONS = ["list", "export"] as const;
+/** The actions that change the shelf (off unless the server runs with --enable-mutating-tools). */
+export const WRITING_ACTIONS: readonly (typeof ACTIONS)[number][] = ACTIONS.filter((a) =>
+  !(READING_ACTIONS as readonly string[]).includes(a)
+);
 const SECTIONS = ["active", "retracted", "all"] as const;
 const FORMATS = ["bibtex", "ris", "json"] as const;
 
@@ -56,6 +62,21 @@ const schema = z.object({
   data: z.string().optional().describe("import: a JSON export"),
 });
 
+/** The schema listed while the writing actions are off: reading actions and their parameters. */
+const readingSchema = z.object({
+  action: z.enum(READING_ACTIONS, {
+    error: (issue) =>
+      typeof issue.input === "string" &&
+        (WRITING_ACTIONS as readonly string[]).includes(issue.input)
+        ? `action '${issue.input}' changes the shelf, and this server keeps such actions off (the person running it turns them on with --enable-mutating-tools); use list or export`
+        : `give one of: ${READING_ACTIONS.join(", ")}`,
+  }),
+  section: schema.shape.section,
+  format: schema.shape.format,
+  with_retracted: schema.shape.with_retracted,
+  page: schema.shape.page,
+});
+
 /** Arguments of the tool. */
 export type ShelfArgs = z.infer<typeof schema>;
 
@@ -64,6 +85,13 @@ citable repositories) are tracked here by DOI, versions merged, retracted
 works apart. Actions: list (section=); confirm, score, note, remove (doi=);
 export format=bibtex|ris|json (page=); import data=<JSON export>; clear.
 remove and clear delete for good.`;
+
+const READING_DESCRIPTION = `The research shelf: works read through the scholarly tools (papers,
+RFCs, citable repositories) are tracked here by DOI, versions merged,
+retracted works apart. Actions: list (section=); export
+format=bibtex|ris|json (page=). Confirming, scoring, noting, removing,
+importing and clearing are off on this server (the person running it turns
+them on with --enable-mutating-tools).`;
 
 function fm(action: (typeof ACTIONS)[number]): Frontmatter {
   return new Frontmatter().set("action", trusted.oneOf(ACTIONS, action));
@@ -365,6 +393,12 @@ export const researchShelf = defineTool({
   description: DESCRIPTION,
   inputSchema: schema,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+  mutating: {
+    actions: WRITING_ACTIONS,
+    description: READING_DESCRIPTION,
+    inputSchema: readingSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  },
   handler: async (args, ctx) => {
     try {
       return await handle(args, ctx);

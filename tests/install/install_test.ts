@@ -358,7 +358,7 @@ Deno.test("install writes through a symlinked config file and keeps the link", a
   assert.equal(await Deno.readTextFile(`${real}.bak`), `{ "mcpServers": {} }\n`);
 });
 
-Deno.test("install: --server-name, --profile, --default-output and --shelf kv:PATH shape the line", async () => {
+Deno.test("install: --server-name, --profile, --default-output, --enable-mutating-tools and --shelf kv:PATH shape the line", async () => {
   const home = await tempHome();
   const run = await install(home, [
     "--target",
@@ -369,6 +369,7 @@ Deno.test("install: --server-name, --profile, --default-output and --shelf kv:PA
     "code",
     "--default-output",
     "json",
+    "--enable-mutating-tools",
     "--shelf",
     "kv:data/shelf.kv",
   ]);
@@ -383,6 +384,7 @@ Deno.test("install: --server-name, --profile, --default-output and --shelf kv:PA
     "code",
     "--default-output",
     "json",
+    "--enable-mutating-tools",
     "--shelf",
     `kv:${kv}`,
   ]);

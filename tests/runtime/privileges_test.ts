@@ -50,6 +50,8 @@ async function start(env: Record<string, string>) {
       MCP_ALLOW_PRIVATE_IPS: "1",
       PARKOUR_SHELF: SHELF,
       PARKOUR_LOG: "debug",
+      // The shelf's writing actions (import) are off unless enabled.
+      PARKOUR_ENABLE_MUTATING_TOOLS: "1",
       ...env,
     },
   });

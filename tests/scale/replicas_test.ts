@@ -138,6 +138,8 @@ Deno.test({
         PARKOUR_AUTH_RESOURCE: RESOURCE,
         PARKOUR_HOST_INTERVALS: `127.0.0.1=${SPACING_MS}`,
         MCP_ALLOW_PRIVATE_IPS: "1",
+        // The shelf's writing actions (import) are off unless enabled.
+        PARKOUR_ENABLE_MUTATING_TOOLS: "1",
       };
       for (let i = 0; i < 3; i++) replicas.push(await HttpServerProcess.start(undefined, [], env));
       const [a, b, c] = replicas;

@@ -26,9 +26,15 @@ interface Options {
   flags?: string[];
 }
 
+// The writing actions (confirm, score, note, remove, import, clear) are off unless enabled.
 const connect = (options: Options = {}): Promise<Client> =>
   connectServer({
-    args: ["--profile", options.profile ?? "desktop", ...(options.args ?? [])],
+    args: [
+      "--profile",
+      options.profile ?? "desktop",
+      "--enable-mutating-tools",
+      ...(options.args ?? []),
+    ],
     env: options.env,
     replay: false,
     extraFlags: options.flags,

@@ -43,7 +43,12 @@ const SAVED = JSON.stringify({
   },
 });
 
-const client = await connectServer({ replay: false, name: "shelf-exports" });
+// The shelf's writing actions (import) are off unless enabled.
+const client = await connectServer({
+  replay: false,
+  name: "shelf-exports",
+  args: ["--enable-mutating-tools"],
+});
 
 const text = async (
   uri: string,
