@@ -19,6 +19,7 @@
  * @module
  */
 import { ContentError } from "../errors.ts";
+import { callTool, hint, messageFact, ph } from "../hint.ts";
 import { Document, type DocumentFact } from "../content/document/document.ts";
 import {
   childrenNs,
@@ -562,6 +563,19 @@ export function paperFacts(record: PaperRecord, fromPdf = false): DocumentFact[]
       trusted
         .text`arXiv has no HTML full text of this paper; only the abstract and metadata are here (the PDF is ${pdf})`,
     );
+    // Semantic Scholar searches passages of its body, as parkour-mcp points there (the hint
+    // shows only where that tool is on).
+    if (ARXIV_ID_PATTERN.test(e.base)) {
+      facts.push(messageFact(
+        hint`passages of the paper's body text: ${
+          callTool("semantic_scholar", {
+            action: "snippets",
+            query: ph("words"),
+            paper_id: `ARXIV:${e.base}`,
+          })
+        }`,
+      ));
+    }
   } else {
     fact(
       "warning",

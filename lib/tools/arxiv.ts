@@ -224,7 +224,7 @@ async function paper(args: ArxivArgs, ctx: ToolContext): Promise<ToolResult> {
       "see_also",
       trusted.text`ARXIV:${trusted.matching(versioned, ARXIV_ID_PATTERN)} with ${
         trusted.echo(s2, 64)
-      } for citation counts${full ? trusted.text`` : trusted.text` and body text snippets`}`,
+      } for citation counts`,
     );
   }
   return ctx.respond({

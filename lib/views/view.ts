@@ -42,7 +42,17 @@ import {
 } from "../content/document/views.ts";
 import { type FrontmatterValue, isTrusted, trusted } from "../trust.ts";
 import { sanitizeLabel } from "../envelope/fence.ts";
-import { hint, type Message, note, p, ph, readOutline, readPage, warning } from "../hint.ts";
+import {
+  callTool,
+  hint,
+  type Message,
+  note,
+  p,
+  ph,
+  readOutline,
+  readPage,
+  warning,
+} from "../hint.ts";
 import {
   chooseView,
   DEFAULT_MAX_TOKENS,
@@ -425,14 +435,35 @@ function queryView(
  * links to. Points at the full text (the source's `full_text` fact) when the
  * record has one.
  */
-function recordSearchHint(doc: Document, query: string): Message {
+function recordSearchHint(doc: Document, query: string): Message[] {
   const full = doc.facts.find((f) => f.key === "full_text")?.value;
   const url = isTrusted(full) ? full.toString() : undefined;
-  return url
-    ? hint`no slice matched: this page is the record (metadata and abstract), not the full text; the full text is at ${url}: search it there with ${
-      p("search", query.slice(0, 200))
-    }`
-    : hint`no slice matched: this page is the record (metadata and abstract), not the full text, and the source links no full text to search; try other words`;
+  if (url) {
+    return [
+      hint`no slice matched: this page is the record (metadata and abstract), not the full text; the full text is at ${url}: search it there with ${
+        p("search", query.slice(0, 200))
+      }`,
+    ];
+  }
+  const out = [
+    hint`no slice matched: this page is the record (metadata and abstract), not the full text, and the source links no full text to search; try other words`,
+  ];
+  // An arXiv paper without an HTML full text: Semantic Scholar searches passages of its body,
+  // as parkour-mcp points there (shown only where that tool is on).
+  const arxiv = doc.facts.find((f) => f.key === "arxiv_id")?.value;
+  const id = isTrusted(arxiv) ? /^(.+?)(?:v\d+)?$/.exec(arxiv.toString())?.[1] : undefined;
+  if (id) {
+    out.push(
+      hint`passages of its body text that match: ${
+        callTool("semantic_scholar", {
+          action: "snippets",
+          query: query.slice(0, 200),
+          paper_id: `ARXIV:${id}`,
+        })
+      }`,
+    );
+  }
+  return out;
 }
 
 /** The sections each ambiguous name could be: outline line and parent headings. */
@@ -585,11 +616,13 @@ function searchView(doc: Document, query: string, budget: number): ViewResult {
   if (outcome.hits.length === 0) {
     r.facts.push(["matched_slices", trusted.text`none`]);
     r.messages.push(
-      outcome.empty
-        ? hint`the query had no searchable terms; give words that appear on the page`
+      ...(outcome.empty
+        ? [hint`the query had no searchable terms; give words that appear on the page`]
         : doc.kind === "record"
         ? recordSearchHint(doc, query)
-        : hint`no slice matched; try fewer words, other spellings (no stemming: 'parse' does not find 'parsing'), or fuzzy terms like word~`,
+        : [
+          hint`no slice matched; try fewer words, other spellings (no stemming: 'parse' does not find 'parsing'), or fuzzy terms like word~`,
+        ]),
     );
     return r;
   }

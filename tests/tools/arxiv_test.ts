@@ -52,6 +52,39 @@ Deno.test("arxiv: listed with its actions and query syntax", async () => {
   assert.ok(codeTools.some((t) => t.name === "ArXiv"), "PascalCase name in the code profile");
 });
 
+Deno.test("arxiv: a paper without HTML points at Semantic Scholar's snippets of its body", async () => {
+  const s2 = await connect({ S2_ACCEPT_TOS: "1" });
+  try {
+    const snippets =
+      "semantic_scholar with action=snippets query=<words> paper_id=ARXIV:hep-th/9711200";
+    const a = await call(s2, { action: "paper", query: "arXiv:hep-th/9711200v3" });
+    assert.equal(a.isError, false, a.text);
+    assert.ok(asList(a.fm.hint).some((h) => String(h).includes(snippets)), String(a.fm.hint));
+    // The page tools on its abstract page: the same pointer, and a search that finds nothing in
+    // the record is sent there with its words.
+    const url = "https://arxiv.org/abs/hep-th/9711200v3";
+    const page = await call(s2, { url }, "web_fetch_incisive");
+    assert.ok(asList(page.fm.hint).some((h) => String(h).includes(snippets)), page.text);
+    const search = await call(s2, { url, search: "holography" }, "web_fetch_incisive");
+    assert.ok(
+      asList(search.fm.hint).some((h) =>
+        String(h).includes(
+          "semantic_scholar with action=snippets query=holography paper_id=ARXIV:hep-th/9711200",
+        )
+      ),
+      search.text,
+    );
+  } finally {
+    await s2.close();
+  }
+  // Without Semantic Scholar (its licence not accepted) nothing points at it.
+  const a = await call(client, { action: "paper", query: "arXiv:hep-th/9711200v3" });
+  assert.doesNotMatch(frontmatterText(a.text), /semantic_scholar|snippets/);
+  // A paper with an HTML full text is read there instead.
+  const html = await call(client, { action: "paper", query: "2401.00001" });
+  assert.doesNotMatch(frontmatterText(html.text), /snippets/);
+});
+
 Deno.test("arxiv paper: old-style id with affiliation, publisher DOI, journal ref", async () => {
   const a = await call(client, { action: "paper", query: "arXiv:hep-th/9711200v3" });
   assert.equal(a.isError, false, a.text);
