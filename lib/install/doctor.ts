@@ -297,14 +297,15 @@ const CREDENTIALS: readonly Credential[] = [
     variable: "REDDIT_CLIENT_ID",
     file: "reddit_client_id",
     refusedWhenShared: false,
-    unlocks: "Reddit's OAuth API (with the secret), which servers are refused less often",
+    unlocks:
+      "a Reddit app of your own (with the secret: its own rate limit; alone: an installed app's userless token) instead of the userless token this server gets without set-up",
   },
   {
     check: "reddit client secret",
     variable: "REDDIT_CLIENT_SECRET",
     file: "reddit_client_secret",
     refusedWhenShared: true,
-    unlocks: "Reddit's OAuth API (with the client id)",
+    unlocks: "a Reddit app of your own (with the client id), with its own rate limit",
   },
 ];
 
@@ -461,13 +462,21 @@ function credentials(): Check[] {
   const id = found.get("REDDIT_CLIENT_ID");
   const secret = found.get("REDDIT_CLIENT_SECRET");
   if (id !== secret) {
-    checks.push({
-      check: "reddit",
-      status: "warn",
-      detail: `only the client ${
-        id ? "id" : "secret"
-      } is usable: Reddit needs both, so its links are read through the public endpoints`,
-    });
+    checks.push(
+      id
+        ? {
+          check: "reddit",
+          status: "warn",
+          detail:
+            "only the client id is usable: Reddit is read with a userless token of that installed app; an app of type script or web app needs its secret too",
+        }
+        : {
+          check: "reddit",
+          status: "warn",
+          detail:
+            "only the client secret is usable: Reddit needs the id with it, so its links are read with the userless token this server gets without set-up",
+        },
+    );
   }
   return checks;
 }

@@ -27,9 +27,10 @@
  * `accept` matches only requests with that Accept header (content
  * negotiation serves one URL in several forms); one without matches any.
  * A fixture whose request gives `body` (top-level fields of a JSON request
- * body, such as `{"videoId": "..."}`) matches only requests whose JSON body
- * has those values: APIs that serve every call at one URL (Innertube's
- * `POST /youtubei/v1/player`) are told apart by what they were sent.
+ * body, such as `{"videoId": "..."}`, or fields of a form body) matches only
+ * requests whose body has those values: APIs that serve every call at one
+ * URL (Innertube's `POST /youtubei/v1/player`, an OAuth token endpoint's
+ * grants) are told apart by what they were sent.
  * The address check still runs, on the recorded address (a public
  * placeholder when none was recorded). A request with `Range: bytes=a-b`
  * on a recorded 200 gets 206 and that slice of the body, as a server would.
@@ -146,11 +147,13 @@ export class ReplayStore {
     let fields: Record<string, unknown> | undefined;
     const sent = () => {
       if (fields === undefined) {
+        const text = new TextDecoder().decode(body ?? new Uint8Array());
         try {
-          const parsed = JSON.parse(new TextDecoder().decode(body ?? new Uint8Array()));
+          const parsed = JSON.parse(text);
           fields = parsed && typeof parsed === "object" ? parsed : {};
         } catch {
-          fields = {};
+          // A form body (`grant_type=...&device_id=...`): its fields, as strings.
+          fields = /^[^=&\s]+=/.test(text) ? Object.fromEntries(new URLSearchParams(text)) : {};
         }
       }
       return fields!;

@@ -112,10 +112,11 @@ Deno.test("doctor: credentials by source, never by value; a shared file warns wi
       detail:
         "not set; optional, unlocks a Semantic Scholar rate limit of your own instead of the shared pool (set S2_API_KEY or ~/.config/parkour/s2_api_key)",
     });
-    // The id alone is not enough for Reddit's API.
+    // The id alone is an installed app's: a userless token of that app, said as such.
     assert.equal(report.get("reddit client id")?.marker, "ok");
     assert.equal(report.get("reddit client secret")?.marker, "--");
     assert.equal(report.get("reddit")?.marker, "warn");
+    assert.match(report.get("reddit")!.detail, /userless token of that installed app/);
     assert.equal(report.get("config folder")?.marker, "ok");
     assert.equal(report.get("network")?.marker, "ok");
     assert.equal(report.get("private networks")?.marker, "ok");

@@ -2,9 +2,10 @@
  * Reddit URLs through the page tools, end to end: the real server over
  * stdio, driven by the SDK client, replaying `fixtures/http/reddit`
  * (hand-written from Reddit's API documentation; the real captures under
- * PARKOUR_SHARED_DIR where named). One server reads with application-only
- * OAuth (test credentials in its environment), one without credentials
- * through the public JSON endpoints.
+ * PARKOUR_SHARED_DIR where named). One server reads with an app's
+ * application-only token (test credentials in its environment), one with no
+ * set-up at all, with the userless token of the installed-client grant, as
+ * parkour-mcp reads Reddit (the grant itself: tests/sources/reddit_api_test.ts).
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
@@ -29,7 +30,7 @@ const oauth = await connect({
   REDDIT_CLIENT_ID: "test-client-id",
   REDDIT_CLIENT_SECRET: "test-client-secret",
 });
-const publicClient = await connect();
+const userless = await connect();
 
 const THREAD = "https://old.reddit.com/r/BackToTheFuture/comments/abc123/flux/";
 
@@ -307,27 +308,35 @@ Deno.test("reddit errors: private, quarantined, banned, missing, suspended, 429,
 });
 
 // ---------------------------------------------------------------------------
-// Public JSON endpoints (no credentials)
+// No set-up: the userless token
 
-Deno.test("reddit public: without credentials a blocked request says how to set up OAuth", async () => {
-  const a = await call(publicClient, "web_fetch_incisive", {
-    url: "https://www.reddit.com/r/blocked/",
+Deno.test("reddit userless: without any set-up a thread and a listing are read through oauth.reddit.com", async () => {
+  const a = await call(userless, "web_fetch_incisive", { url: THREAD });
+  assert.equal(a.isError, false, a.text);
+  assert.equal(a.fm.api, "Reddit (oauth.reddit.com, userless OAuth)");
+  assert.equal(a.fm.post_id, "abc123");
+  assert.equal(a.fm.comments_shown, 15);
+  const top = await call(userless, "web_fetch_incisive", {
+    url: "https://www.reddit.com/r/rust/top/?t=week&after=t3_prev01",
   });
-  assert.equal(a.isError, true, a.text);
-  assert.match(a.text, /HTTP 403.*REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET/);
+  assert.equal(top.isError, false, top.text);
+  assert.doesNotMatch(a.text + top.text, /test-userless-token|test-session|testloid/);
+  // An app's token says so.
+  const app = await call(oauth, "web_fetch_incisive", { url: THREAD });
+  assert.equal(app.fm.api, "Reddit (oauth.reddit.com, application-only OAuth)");
 });
 
 // ---------------------------------------------------------------------------
 // Real captures
 
 Deno.test({
-  name: "reddit real: thread jlbw48 (public JSON) with nested comments",
+  name: "reddit real: thread jlbw48 (userless token) with nested comments",
   ignore: !SHARED,
   fn: async () => {
     const url = "https://www.reddit.com/r/SubTestBot1/comments/jlbw48/test_self_post/";
-    const a = await call(publicClient, "web_fetch_incisive", { url });
+    const a = await call(userless, "web_fetch_incisive", { url });
     assert.equal(a.isError, false, a.text);
-    assert.match(String(a.fm.api), /public JSON/);
+    assert.match(String(a.fm.api), /userless OAuth/);
     assert.equal(a.fm.comments_shown, 6);
     assert.equal(a.fm.created, "2020-10-31T03:59:49Z");
     const body = a.body.join("\n");
@@ -335,7 +344,7 @@ Deno.test({
     assert.match(body, /Test self post text/);
     assert.match(body, /^## gius5s0 · u\/Watchful1 · 1 point · 669 chars$/m);
     assert.match(body, /^#### gt032vq · u\/KJ_Bot · 1 point · 168 chars$/m);
-    const outline = await call(publicClient, "web_fetch_sections", { url });
+    const outline = await call(userless, "web_fetch_sections", { url });
     assert.match(outline.body.join("\n"), /gt00mip · u\/wapisagoodsong/);
   },
 });
@@ -345,7 +354,7 @@ Deno.test({
   ignore: !SHARED,
   fn: async () => {
     const url = "https://www.reddit.com/r/SubTestBot1/comments/jlbw48/test_self_post/gius5s0/";
-    const a = await call(publicClient, "web_fetch_incisive", { url });
+    const a = await call(userless, "web_fetch_incisive", { url });
     assert.equal(a.isError, false, a.text);
     assert.equal(a.fm.type, "comment");
     assert.equal(a.fm.comments_shown, 3);
@@ -364,7 +373,7 @@ Deno.test({
   name: "reddit real: r/Python top and r/askreddit hot listings, pagination hint",
   ignore: !SHARED,
   fn: async () => {
-    const top = await call(publicClient, "web_fetch_incisive", {
+    const top = await call(userless, "web_fetch_incisive", {
       url: "https://www.reddit.com/r/Python/top/?t=all",
     });
     assert.equal(top.isError, false, top.text);
@@ -374,7 +383,7 @@ Deno.test({
       top.body.join("\n"),
       /1\. \*\*Friday Daily Thread: r\/Python Meta and Free-Talk Fridays\*\* \[:pythonLogo: Daily Thread\] \(8 points, 3 comments\) — u\/AutoModerator/,
     );
-    const hot = await call(publicClient, "web_fetch_incisive", {
+    const hot = await call(userless, "web_fetch_incisive", {
       url: "https://old.reddit.com/r/askreddit",
     });
     assert.equal(hot.isError, false, hot.text);
@@ -391,7 +400,7 @@ Deno.test({
   name: "reddit real: user page with about and recent posts and comments",
   ignore: !SHARED,
   fn: async () => {
-    const a = await call(publicClient, "web_fetch_incisive", {
+    const a = await call(userless, "web_fetch_incisive", {
       url: "https://www.reddit.com/u/Watchful1",
     });
     assert.equal(a.isError, false, a.text);
@@ -420,6 +429,6 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     await oauth.close();
-    await publicClient.close();
+    await userless.close();
   },
 });

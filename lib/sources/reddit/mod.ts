@@ -23,7 +23,7 @@
  *   quarantined, gated and banned subreddits, missing and suspended users
  *   are errors that say what happened.
  *
- * Access (OAuth or the public JSON endpoints) is in `reddit_api.ts`.
+ * Access (a userless token without set-up, or an app's own) is in `api.ts`.
  *
  * @module
  */
@@ -250,7 +250,7 @@ function apiFact(access: Access): DocumentFact {
     "api",
     access === "oauth"
       ? trusted.text`Reddit (oauth.reddit.com, application-only OAuth)`
-      : trusted.text`Reddit (public JSON endpoints of www.reddit.com)`,
+      : trusted.text`Reddit (oauth.reddit.com, userless OAuth)`,
   );
 }
 
