@@ -576,11 +576,6 @@ function trimEdges(
   for (let i = 0; i < blocks.length; i++) {
     if (!keep[i]) continue;
     const b = blocks[i];
-    // The label heading a box of teasers after the article ("Related stories").
-    if (b.kind === "heading") {
-      if (i > last && label(i)) keep[i] = false;
-      continue;
-    }
     if (b.kind !== "text") continue;
     if (
       prompt(i) || counter(i) || (b.text <= 40 && AD_LABEL.test(text(i))) ||

@@ -152,3 +152,9 @@ Deno.test("kinds: a box of sentences that are mostly links to other stories does
     "dredging of the channel",
   ]);
 });
+
+Deno.test("kinds: after the article's last sentence, a tag list, a loose fragment and an empty heading go", async () => {
+  const text = await page("article_tail");
+  hasAll(text, ["Repairs to the sea wall along the promenade", "less than the insurance payment"]);
+  hasNone(text, ["Share this article", "Promenade](", "Print edition, page 4", "Comments"]);
+});
