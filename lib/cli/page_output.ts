@@ -7,7 +7,7 @@
  * @module
  */
 import { env } from "../config.ts";
-import { parseFences } from "../envelope/fence.ts";
+import { type ParsedFence, parseFences } from "../envelope/fence.ts";
 import { parseFrontmatter } from "../envelope/frontmatter.ts";
 import type { Flags } from "../flags.ts";
 import type { PageAnswer } from "../tools/page_answer.ts";
@@ -27,7 +27,9 @@ export function printAnswer(answer: PageAnswer, flags: Flags, shownSource?: stri
     ? "text"
     : "envelope";
   const meta = parseFrontmatter(text);
-  const fences = meta?.fence ? parseFences(text, String(meta.fence)) : [];
+  const fences = meta?.fence
+    ? withoutTitle(parseFences(text, String(meta.fence)), answer.title)
+    : [];
   if (format === "json") {
     // The outline as the list of its sections; any other answer as frontmatter and contents.
     const outline = !result.isError && v?.outline ? v.outline.entries : undefined;
@@ -79,6 +81,20 @@ export function printAnswer(answer: PageAnswer, flags: Flags, shownSource?: stri
   const notFound = meta?.sections_not_found !== undefined && meta?.sections_returned === undefined;
   const noSlice = meta?.slices_not_found !== undefined && meta?.slices === undefined;
   return notFound || noSlice ? 1 : 0;
+}
+
+/**
+ * The fences' contents without the title line the body's fence opens with
+ * (`# <title>` and a blank line): the text and json formats print the page
+ * text, as the markdown format does, and the text format names the page in
+ * its facts.
+ */
+function withoutTitle(fences: ParsedFence[], title?: string): ParsedFence[] {
+  if (!title || fences.length === 0) return fences;
+  const [first, ...rest] = fences;
+  if (first.lines[0] !== `# ${title}`) return fences;
+  const lines = first.lines.slice(first.lines[1] === "" ? 2 : 1);
+  return [{ ...first, lines }, ...rest];
 }
 
 /** The terminal's width, or 100 when stdout is not a terminal. */

@@ -11,6 +11,10 @@
  * └─ untrusted content [3f9a1c07]
  * ```
  *
+ * The opening and closing lines hold the server's label and the id, never
+ * text from a page: a page's title is the first line inside (`title`),
+ * behind the margin like the rest of what the page wrote.
+ *
  * Every line between the markers carries the `│` margin, so provenance
  * survives truncation. The markers carry a per-response id (random, 8 hex
  * digits) that the frontmatter repeats as `fence:`; a page cannot know it in
@@ -38,9 +42,12 @@ export const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
 // Controls other than tab and the line breaks above.
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f]/g;
-// Everything that is not printable on one line, for titles and labels.
-// deno-lint-ignore no-control-regex
-const LABEL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+// Everything that is not printable on one line, for titles and labels: controls, line
+// breaks, and the bidirectional marks, embeddings, overrides and isolates that reorder
+// how the rest of a line is shown.
+const LABEL_UNSAFE =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
 
 /** Makes a new fence id: 8 lowercase hex digits from a CSPRNG. */
 export function newFenceId(): string {
@@ -49,9 +56,9 @@ export function newFenceId(): string {
 }
 
 /**
- * Makes a title or label safe for one line: control characters and line
- * breaks become spaces, runs of whitespace collapse, and the result is capped
- * at `max` characters.
+ * Makes a title or label safe for one line: control characters, line breaks
+ * and bidirectional controls become spaces, runs of whitespace collapse, and
+ * the result is capped at `max` characters.
  */
 export function sanitizeLabel(text: string, max = 300): string {
   const flat = text.toWellFormed().replace(LABEL_UNSAFE, " ").replace(
@@ -71,9 +78,12 @@ export function contentLines(content: string): string[] {
 export interface FenceOptions {
   /** The response's fence id (see {@link newFenceId}); all fences of one response share it. */
   id: string;
-  /** A title shown as `# title` inside the fence. */
+  /** A title shown as `# title`, the first line inside the fence (page text goes here). */
   title?: string;
-  /** The marker label; `untrusted content` by default. */
+  /**
+   * The marker label, written by the server (never page text: the opening
+   * and closing lines are outside the margin); `untrusted content` by default.
+   */
   label?: string;
 }
 

@@ -39,9 +39,9 @@ export interface ToolResult {
 export interface FencedPart {
   /** The text, as received or converted. */
   content: string;
-  /** Title shown inside the fence. */
+  /** Title shown inside the fence, as its first line (page text may go here). */
   title?: string;
-  /** Marker label; `untrusted content` by default. */
+  /** Marker label, written by the server, never page text; `untrusted content` by default. */
   label?: string;
 }
 

@@ -23,8 +23,7 @@ import { log } from "../log.ts";
 import { NetError } from "../net/errors.ts";
 import { trusted } from "../trust.ts";
 import { PageTooLarge } from "../views/limit.ts";
-import { fillFrontmatter, pageHead } from "../views/page.ts";
-import { sanitizeLabel } from "../envelope/fence.ts";
+import { bodyTitle, fillFrontmatter, pageHead } from "../views/page.ts";
 import type { PageRead } from "../views/read.ts";
 import { OUTLINE_WINDOW, RequestError, VIEWS } from "../views/request.ts";
 import type { ViewResult } from "../views/view.ts";
@@ -233,26 +232,13 @@ function snakeExtract(x: NonNullable<ViewResult["extract"]>): Record<string, unk
   };
 }
 
-/** A heading's text for comparing titles: one line, no case, no closing hashes. */
-const headingKey = (text: string) => sanitizeLabel(text.replace(/\s+#+\s*$/, "")).toLowerCase();
-
 /**
- * The view's body under the page's title line (`# Title`), as PullMD starts
- * every answer: a section, a search hit or a question's answer says which
- * page it comes from. Left out when the body opens with that title already
- * (the whole page under its own heading, or a title that is that heading and
- * the site's name). The view counted the line in the budget.
+ * The view's body under the page's title line (`# Title`), as the envelope
+ * shows it (see `bodyTitle`). The view counted the line in the budget.
  */
 export function titledBody(body: string, title: string): string {
-  const line = title ? sanitizeLabel(title) : "";
-  if (!line || body === "") return body;
-  const first = /^# +(.+)$/.exec(body.split("\n", 1)[0]);
-  if (first) {
-    const heading = headingKey(first[1]);
-    const key = headingKey(line);
-    if (heading === key || (heading.length > 0 && key.startsWith(heading))) return body;
-  }
-  return `# ${line}\n\n${body}`;
+  const line = bodyTitle(body, title);
+  return line ? `# ${line}\n\n${body}` : body;
 }
 
 /** The body text of an answer: the view, as Markdown or plain text, after the frontmatter. */

@@ -13,7 +13,7 @@ import { type HintContext, renderMessage } from "../hint.ts";
 import { ENGINES } from "../render/browser.ts";
 import { renderElements } from "../render/elements.ts";
 import { trusted } from "../trust.ts";
-import { envelopeSpec, finalUrlLine, pageFrontmatter } from "../views/page.ts";
+import { bodyTitle, envelopeSpec, finalUrlLine, pageFrontmatter } from "../views/page.ts";
 import type { PageRead, RenderedRead } from "../views/read.ts";
 import { viewPage } from "../views/read.ts";
 import {
@@ -37,6 +37,11 @@ export interface PageAnswer {
   result: ToolResult;
   /** The view, for faces that print it in their own formats (the CLI). */
   view?: ViewResult;
+  /**
+   * The title line the body's fence opens with (`# <title>`), if any, for
+   * faces that print the body without the fence.
+   */
+  title?: string;
 }
 
 /**
@@ -71,14 +76,14 @@ export async function pageAnswer(
   }
   if (read.shell) return { result: shellAnswer(respond, fm, hints) };
   const lead = finalUrlLine(read.url, doc);
-  let answer: Required<PageAnswer> | undefined;
+  let answer: PageAnswer | undefined;
   for (const cap of ENVELOPE_CAPS) {
     const view = viewPage(read, request, { lead, cap });
     const result = respond({
       ...envelopeSpec(fm.clone(), view, hints, doc.title, lead),
       readOn: CAP_READ_ON,
     });
-    answer = { result, view };
+    answer = { result, view, title: bodyTitle(view.body, doc.title) };
     if (!result.content[0]?.text.includes(CAP_READ_ON.toString())) break;
   }
   return answer!;
@@ -100,7 +105,11 @@ export async function outlineAnswer(
     await tokenizerReady();
   }
   const lead = finalUrlLine(read.url, read.doc);
-  return { result: ctx.respond(envelopeSpec(fm, view, hints, read.doc.title, lead)), view };
+  return {
+    result: ctx.respond(envelopeSpec(fm, view, hints, read.doc.title, lead)),
+    view,
+    title: bodyTitle(view.body, read.doc.title),
+  };
 }
 
 /**

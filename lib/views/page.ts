@@ -9,7 +9,7 @@
 import type { Document } from "../content/document/document.ts";
 import { APPEND_KEYS, type AppendKey, Frontmatter } from "../envelope/frontmatter.ts";
 import type { FencedPart, ResponseSpec } from "../envelope/response.ts";
-import { DEFAULT_LABEL, sanitizeLabel } from "../envelope/fence.ts";
+import { sanitizeLabel } from "../envelope/fence.ts";
 import { isTrusted, trusted } from "../trust.ts";
 import { checkUrl } from "../net/fetch.ts";
 import { withoutFragment } from "../sources/router.ts";
@@ -179,18 +179,43 @@ export function pageFrontmatter(
   return fm;
 }
 
-/** The label of a page body's fence: the default label and the page's title. */
-export function titleLabel(title?: string): string | undefined {
+/** A page title as the fence shows it: one line of plain text, or undefined when empty. */
+export function fenceTitle(title?: string): string | undefined {
   const flat = title ? sanitizeLabel(title) : "";
-  return flat ? `${DEFAULT_LABEL}: ${flat}` : undefined;
+  return flat || undefined;
+}
+
+/** A heading's text for comparing titles: one line, no case, no closing hashes. */
+const headingKey = (text: string) => sanitizeLabel(text.replace(/\s+#+\s*$/, "")).toLowerCase();
+
+/**
+ * The title line a view's body is shown under (`# <title>`, as PullMD starts
+ * every answer: a section, a search hit or a question's answer says which
+ * page it comes from), or undefined when the body opens with that title
+ * already (the whole page under its own heading, or a title that is that
+ * heading and the site's name) or the page has none. The view counted the
+ * line in the budget.
+ */
+export function bodyTitle(body: string, title?: string): string | undefined {
+  const line = fenceTitle(title);
+  if (!line || body === "") return undefined;
+  const first = /^# +(.+)$/.exec(body.split("\n", 1)[0]);
+  if (first) {
+    const heading = headingKey(first[1]);
+    const key = headingKey(line);
+    if (heading === key || (heading.length > 0 && key.startsWith(heading))) return undefined;
+  }
+  return line;
 }
 
 /**
  * The envelope of a view result: the page's frontmatter (already holding its
  * head), the view's facts and messages, the body and the closest names in
- * fences of their own. The page's title labels the body's fence
- * (`untrusted content: <title>`), so it is shown with the text on every
- * view without being a line of the text.
+ * fences of their own. The page's title is the body fence's first line
+ * (`# <title>`, flattened to one line of plain text; see {@link bodyTitle}),
+ * so it is shown with the text on every view, behind the margin like all
+ * page text; the fence's opening and closing lines hold only the server's
+ * label and the id.
  */
 export function envelopeSpec(
   fm: Frontmatter,
@@ -204,7 +229,7 @@ export function envelopeSpec(
   if (result.body !== "") {
     // The readable form of where redirects led (the frontmatter holds its encoded form).
     const content = lead ? `${lead}\n\n${result.body}` : result.body;
-    fences.push({ content, label: titleLabel(title) });
+    fences.push({ content, title: bodyTitle(result.body, title) });
   }
   if (result.extra) fences.push({ content: result.extra.content, label: result.extra.label });
   return { frontmatter: fm, fences };

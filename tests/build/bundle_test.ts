@@ -159,7 +159,7 @@ Deno.test("bundle over MCP: a PDF read with the embedded pdf.js, its tokens coun
     assert.equal(pdf.isError, false, pdf.text + stderr());
     assert.equal(pdf.fm.content_type, "pdf", pdf.text);
     assert.equal(pdf.fm.pages, 2, pdf.text);
-    assert.match(pdf.text, /untrusted content: Widget report/);
+    assert.match(pdf.text, /^┌─ untrusted content \[[0-9a-f]{8}\]\n│\n│ # Widget report$/m);
     assert.ok(pdf.body.some((l) => l.includes(pages[1])), pdf.text);
     // A budget below the page's size: the answer is cut to exact o200k counts.
     const cut = await callTool(client, "web_fetch_incisive", {

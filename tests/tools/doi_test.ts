@@ -176,7 +176,7 @@ Deno.test({
     assert.equal(a.fm.api, "DOI");
     assert.equal(a.fm.alert, undefined, "not retracted");
     assert.equal(a.fm.warning, undefined, "enrichment worked");
-    assert.match(a.text, /^┌─ untrusted content: Deep learning \[[0-9a-f]{8}\]$/m);
+    assert.match(a.text, /^┌─ untrusted content \[[0-9a-f]{8}\]\n│\n│ # Deep learning$/m);
     assert.match(a.body, /\*\*Authors:\*\* LeCun, Yann; Bengio, Yoshua; Hinton, Geoffrey/);
     assert.match(a.body, /\*\*Published:\*\* 2015-05-27 {2}\*\*Publisher:\*\* Springer/);
     assert.match(a.body, /\*\*License:\*\* https:\/\/www\.springer\.com\/tdm$/m);
@@ -201,7 +201,7 @@ Deno.test({
     assert.equal(a.isError, false, a.text);
     assert.match(
       a.text,
-      /^┌─ untrusted content: The Structure of Ordinary Water \[[0-9a-f]{8}\]$/m,
+      /^┌─ untrusted content \[[0-9a-f]{8}\]\n│\n│ # The Structure of Ordinary Water$/m,
     );
     assert.match(a.body, /\*\*Journal:\*\* Science/);
     assert.match(a.body, /## Abstract\n\nThe train of thought pursued in this article/);

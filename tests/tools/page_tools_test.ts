@@ -85,9 +85,11 @@ Deno.test("web_fetch_sections: the outline with addresses, then the section by a
   assert.equal(outline.isError, false);
   assert.equal(outline.fm.total_sections, 6);
   assert.equal(outline.fm.content_type, "html");
-  // The page's title labels the fence; it is not a line of the outline.
-  assert.equal(outline.blocks[0].label, "untrusted content: Widget Field Guide");
+  // The page's title is the fence's first line, inside it; the markers hold only the label.
+  assert.equal(outline.blocks[0].label, "untrusted content");
   assert.deepEqual(outline.body, [
+    "# Widget Field Guide",
+    "",
     "- Widget Field Guide (#top)",
     "  - Choosing a widget (#choosing)",
     "    - Sizes (#sizes)",
@@ -218,8 +220,10 @@ Deno.test("web_fetch_incisive: JavaScript shells, requires_js and actions", asyn
 Deno.test("web_fetch_incisive: JSON, XML, text, Markdown and PDF; other types are refused", async () => {
   const json = await call(client, "web_fetch_incisive", { url: `${BASE}/data.json` });
   assert.equal(json.fm.content_type, "json");
-  assert.match(json.blocks[0].label, /^untrusted content: \S/);
+  assert.equal(json.blocks[0].label, "untrusted content");
   assert.deepEqual(json.body, [
+    "# data.json",
+    "",
     "```json",
     "{",
     '  "b": [',
@@ -234,7 +238,8 @@ Deno.test("web_fetch_incisive: JSON, XML, text, Markdown and PDF; other types ar
   ]);
   const xml = await call(client, "web_fetch_incisive", { url: `${BASE}/feed.xml` });
   assert.equal(xml.fm.content_type, "xml");
-  assert.equal(xml.blocks[0].label, "untrusted content: Feed title");
+  assert.equal(xml.blocks[0].label, "untrusted content");
+  assert.equal(xml.body[0], "# Feed title");
   const text = await call(client, "web_fetch_sections", { url: `${BASE}/notes.txt` });
   assert.equal(text.fm.total_sections, 0, "plain text lines are not headings");
   const md = await call(client, "web_fetch_sections", { url: `${BASE}/README.md` });

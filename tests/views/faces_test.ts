@@ -47,24 +47,31 @@ const http = await HttpServerProcess.start(undefined, [], env);
 
 type Request = Record<string, unknown>;
 
-/** The page's title: the envelope shows it in the fence's label, not as a line of the body. */
-const TITLE_LABEL = "untrusted content: Long page";
-/** REST shows it as the body's first line (once: not before the page's own heading). */
-const REST_TITLE_LINE = "# Long page\n\n";
+/**
+ * The page's title: the envelope's fence and REST show it as the body's first
+ * line (once: not before the page's own heading); the fence's markers hold
+ * only the label and the id.
+ */
+const TITLE_LINE = "# Long page\n\n";
 
 /** The body each face returns for `request` (page text only), and whether it found what was asked. */
 interface Reading {
   body: string;
   found: boolean;
+  /** MCP: the fence's whole text, its title line included. */
+  fenced?: string;
 }
 
 async function viaMcp(request: Request): Promise<Reading> {
   const a = await callTool(mcp.client, "web_fetch_incisive", { url: PAGE, ...request });
   assert.equal(a.isError, false, a.text);
   const notFound = a.fm.sections_not_found !== undefined && a.fm.sections_returned === undefined;
-  const body = notFound ? "" : (a.fences[0] ?? []).join("\n");
-  if (!notFound) assert.equal(a.blocks[0].label, TITLE_LABEL);
-  return { body, found: !notFound && a.fm.slices_not_found === undefined };
+  const fenced = notFound ? "" : (a.fences[0] ?? []).join("\n");
+  if (!notFound) {
+    assert.equal(a.blocks[0].label, "untrusted content");
+    assert.ok(fenced.startsWith(TITLE_LINE), fenced.slice(0, 60));
+  }
+  return { body: fenced, found: !notFound && a.fm.slices_not_found === undefined, fenced };
 }
 
 async function viaRest(request: Request): Promise<Reading> {
@@ -184,18 +191,15 @@ Deno.test("views: MCP, REST, CLI and the library return the same body for the sa
         viaCli(c.request),
         viaLibrary(c.request),
       ]);
-      c.expect(m.body);
-      // REST writes the title the envelope puts in the fence's label as the first line, as PullMD.
-      if (m.body !== "") assert.ok(r.body.startsWith(REST_TITLE_LINE), r.body.slice(0, 60));
-      assert.equal(
-        r.body.startsWith(REST_TITLE_LINE) && !m.body.startsWith(REST_TITLE_LINE)
-          ? r.body.slice(REST_TITLE_LINE.length)
-          : r.body,
-        m.body,
-        "REST body = MCP body",
-      );
-      assert.equal(cli.body, m.body, "CLI body = MCP body");
-      assert.equal(lib.body, m.body, "library body = MCP body");
+      // The CLI's json and the library give the page text alone; the envelope's fence and
+      // REST open it with the title line, unless the text opens with that heading already.
+      c.expect(cli.body);
+      const titled = cli.body === "" || cli.body.startsWith(TITLE_LINE)
+        ? cli.body
+        : TITLE_LINE + cli.body;
+      assert.equal(m.fenced, titled, "MCP fence = the title line and the CLI body");
+      assert.equal(r.body, m.fenced, "REST body = MCP fence");
+      assert.equal(lib.body, cli.body, "library body = CLI body");
       assert.equal(r.found, m.found);
       assert.equal(cli.found, m.found);
     });
