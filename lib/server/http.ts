@@ -5,7 +5,8 @@
  * three gates.
  *
  * 1. **Host** (DNS-rebinding protection): on a loopback bind only
- *    `localhost`, `127.0.0.1` and `[::1]` (any port) are accepted, plus
+ *    `localhost`, `127.0.0.1` and `[::1]` (any port, names as written:
+ *    not `127.1` or `2130706433`, which a URL parser reads as loopback) are accepted, plus
  *    `PARKOUR_HTTP_ALLOWED_HOSTS`; on another address, that address and the
  *    configured hosts (a wildcard bind with no configured hosts accepts any
  *    Host, and relies on the token). Otherwise 403.
@@ -75,14 +76,20 @@ function isWildcard(host: string): boolean {
   return host === "0.0.0.0" || host === "::" || host === "[::]";
 }
 
-/** The hostname part of a Host header (no port, no brackets), lowercased. */
+// A Host header: a name or IPv4 address, or an IPv6 address in brackets, and a port.
+const HOST_HEADER = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9_.-]+))(?::(\d{1,5}))?$/i;
+
+/**
+ * The hostname part of a Host header as written (no port, no brackets),
+ * lowercased; undefined when the header is not a host[:port]. It is not
+ * read as a URL would read it: `127.1`, `2130706433`, `0x7f000001` or
+ * `[0:0:0:0:0:0:0:1]` stay as written (a URL parser makes them all
+ * loopback), so the allowlist matches only the names it lists.
+ */
 export function hostnameOf(hostHeader: string): string | undefined {
-  try {
-    return new URL(`http://${hostHeader}`).hostname.replace(/^\[|\]$/g, "")
-      .toLowerCase();
-  } catch {
-    return undefined;
-  }
+  const m = HOST_HEADER.exec(hostHeader);
+  if (!m || Number(m[3] ?? 0) > 65535) return undefined;
+  return (m[1] ?? m[2]).toLowerCase();
 }
 
 function jsonError(status: number, code: number, message: string, headers?: HeadersInit): Response {

@@ -265,6 +265,15 @@ Deno.test("http: Origin and Host checks (DNS-rebinding protection)", async () =>
         [`localhost:${port}`, 200],
         [`127.0.0.1:${port}`, 200],
         [`[::1]:${port}`, 200],
+        [`LOCALHOST:${port}`, 200],
+        // Loopback in the numeric forms a URL parser accepts: names are matched as written.
+        [`127.1:${port}`, 403],
+        [`2130706433:${port}`, 403],
+        [`0x7f000001:${port}`, 403],
+        [`0177.0.0.1:${port}`, 403],
+        [`127.0.0.1.:${port}`, 403],
+        [`[0:0:0:0:0:0:0:1]:${port}`, 403],
+        ["127.1", 403],
         // Malformed: a clear 400, not a 500.
         ["[::1", 400],
         ["local host", 400],
