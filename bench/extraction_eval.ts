@@ -13,7 +13,7 @@
  * the benchmark's own scorer (`tools/extraction_score.py`).
  *
  * ```sh
- * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/extraction_eval.ts \
+ * PARKOUR_SHARED_DIR=/path/to/shared deno run -A --config deno.dev.json bench/extraction_eval.ts \
  *   [--no-baseline] [--no-cli] [--out DIR]
  * ```
  *

@@ -4,7 +4,7 @@
  * `*.bench.ts` and `bench.ts`, so `deno task bench` leaves it alone).
  *
  * ```sh
- * deno run -A bench/load_test.ts [--duration 20] [--connections 50] [--slow-connections 10]
+ * deno run -A --config deno.dev.json bench/load_test.ts [--duration 20] [--connections 50] [--slow-connections 10]
  * ```
  *
  * The script generates a few long HTML pages of its own (made-up text, 50 to

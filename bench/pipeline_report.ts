@@ -6,7 +6,7 @@
  * Each page runs in its own process so its peak memory is its own.
  *
  * ```sh
- * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/pipeline_report.ts
+ * PARKOUR_SHARED_DIR=/path/to/shared deno run -A --config deno.dev.json bench/pipeline_report.ts
  * ```
  */
 import { Document } from "../lib/content/document/document.ts";
@@ -186,6 +186,9 @@ for (const page of PAGES) {
       args: [
         "run",
         "-A",
+        // bench/pages.ts imports the turndown baseline, a development package.
+        "--config",
+        new URL("../deno.dev.json", import.meta.url).pathname,
         import.meta.filename!,
         "--page",
         page.name,

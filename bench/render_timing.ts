@@ -4,7 +4,7 @@
  * included (a new server each time), and a render on the reused browser;
  * median of 5 each. Not a timed test: run it by hand.
  *
- *   deno run --allow-all bench/render_timing.ts
+ *   deno run --allow-all --config deno.dev.json bench/render_timing.ts
  */
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";

@@ -3,7 +3,7 @@
  * `deno bench` file).
  *
  * ```sh
- * deno run -A bench/replicas_load.ts [--duration 10] [--connections 50] [--pages 60]
+ * deno run -A --config deno.dev.json bench/replicas_load.ts [--duration 10] [--connections 50] [--pages 60]
  * ```
  *
  * A local upstream on 127.0.0.1 serves `--pages` generated articles, each

@@ -5,7 +5,7 @@
  * them in workers.
  *
  * ```sh
- * PARKOUR_SHARED_DIR=/work/shared deno run -A bench/responsiveness.ts [--mode both|thread|worker] [--pings 60] [--rounds 5]
+ * PARKOUR_SHARED_DIR=/work/shared deno run -A --config deno.dev.json bench/responsiveness.ts [--mode both|thread|worker] [--pings 60] [--rounds 5]
  * ```
  *
  * It serves the WHATWG HTML standard (15.6 MB) and PEP 8 (122 KB) from the

@@ -76,10 +76,10 @@ export interface LaunchOptions {
   /** Folder of credential files (`~/.config/parkour`): read access. */
   configDir?: string;
   /**
-   * The program's own folder (a source checkout: `main.ts`, `lib/`,
-   * `node_modules/`): read access, which the conversion workers need to load
-   * their modules (`lib/content/workers/pool.ts`); without it large pages
-   * convert on the main thread.
+   * The program's own folder (a source checkout: `main.ts`, `lib/`): read
+   * access, which the conversion workers need to load their modules
+   * (`lib/content/workers/pool.ts`); without it large pages convert on the
+   * main thread. npm packages stay in Deno's cache (no `node_modules/`).
    */
   programDir?: string;
   /** Deno KV file of a persistent shelf: read and write on its folder. */
@@ -96,6 +96,13 @@ export interface LaunchOptions {
   allowPrivate?: boolean;
   /** Further files to read (doctor: the MCP clients' configuration files). */
   readFiles?: string[];
+  /**
+   * `--quiet`: Deno prints none of its own lines (npm downloads, their
+   * progress bar, warnings); errors still show. The task lines a person runs
+   * have it; the lines written into MCP clients keep Deno's output for the
+   * client's log.
+   */
+  quiet?: boolean;
 }
 
 /** Flags and environment of a launch line. */
@@ -122,7 +129,13 @@ export function parentDir(path: string): string {
  * ```
  */
 export function permissions(options: LaunchOptions = {}): Permissions {
-  const flags = ["--no-prompt", ...UNSTABLE_FLAGS, "--allow-env", "--allow-net"];
+  const flags = [
+    "--no-prompt",
+    ...(options.quiet ? ["--quiet"] : []),
+    ...UNSTABLE_FLAGS,
+    "--allow-env",
+    "--allow-net",
+  ];
   if (!options.allowPrivate) {
     const open = [
       ...(options.mode === "http" ? BIND_NETWORKS : []),

@@ -42,9 +42,11 @@ function taskLine(name: keyof typeof meta.tasks): { env: Record<string, string>;
 
 Deno.test("launch lines: every task line is the one lib/install/launch.ts computes", () => {
   const configDir = "$HOME/.config/parkour";
-  // The server lines read the checkout too ("."), so the conversion workers can load.
+  // The server lines read the checkout too ("."), so the conversion workers can load; a task
+  // line is quiet (no npm download lines or progress bar before the answer).
   const programDir = ".";
-  assert.deepEqual(taskLine("start").flags, permissions({ configDir, programDir }).flags);
+  const quiet = true;
+  assert.deepEqual(taskLine("start").flags, permissions({ configDir, programDir, quiet }).flags);
   // doctor also reads the MCP clients' files (Linux paths), to report their entries, and the
   // checkout: its modules load when they run (deno.json's lazy-dynamic-imports).
   const clientFiles = CLIENT_IDS.flatMap((c) =>
@@ -52,15 +54,16 @@ Deno.test("launch lines: every task line is the one lib/install/launch.ts comput
   );
   assert.deepEqual(
     taskLine("doctor").flags,
-    permissions({ configDir, programDir, readFiles: clientFiles }).flags,
+    permissions({ configDir, programDir, readFiles: clientFiles, quiet }).flags,
   );
   assert.deepEqual(
     taskLine("serve:http").flags,
-    permissions({ configDir, programDir, mode: "http" }).flags,
+    permissions({ configDir, programDir, mode: "http", quiet }).flags,
   );
   const render = permissions({
     configDir,
     programDir,
+    quiet,
     render: {
       executables: ["/usr/bin/chromium", "/usr/lib/chromium/chromium"],
       readPaths: ["/usr/bin/chromium", "/usr/lib/chromium"],

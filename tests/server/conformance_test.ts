@@ -5,10 +5,12 @@
  * logging, completion, sampling or elicitation scenarios.
  */
 import assert from "node:assert/strict";
-import { HttpServerProcess, ROOT_DIR } from "../support/process.ts";
+import dev from "../../deno.dev.json" with { type: "json" };
+import { DEV_CONFIG, HttpServerProcess } from "../support/process.ts";
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
-const CLI = `${ROOT_DIR}/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
+// The suite's bin, at the version the development configuration pins (no node_modules folder).
+const CLI = dev.imports["@modelcontextprotocol/conformance"];
 
 Deno.test("conformance suite against serve --http", async (t) => {
   const server = await HttpServerProcess.start();
@@ -23,6 +25,8 @@ Deno.test("conformance suite against serve --http", async (t) => {
             "run",
             "--allow-all",
             "--no-prompt",
+            "--config",
+            DEV_CONFIG,
             CLI,
             "server",
             "--url",

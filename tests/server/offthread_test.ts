@@ -17,7 +17,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { largeHtml, Upstream } from "../support/clients.ts";
-import { childEnv, launch, MAIN, ROOT_DIR, startFlags } from "../support/process.ts";
+import { childEnv, DEV_CONFIG, launch, MAIN, ROOT_DIR, startFlags } from "../support/process.ts";
 
 const ENV = { MCP_ALLOW_PRIVATE_IPS: "1" };
 /** Set in the child `deno test` that runs the in-process tests (see below). */
@@ -177,7 +177,14 @@ Deno.test({
   ignore: CHILD,
 }, async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "--no-prompt", "--allow-all", new URL(import.meta.url).pathname],
+    args: [
+      "test",
+      "--config",
+      DEV_CONFIG,
+      "--no-prompt",
+      "--allow-all",
+      new URL(import.meta.url).pathname,
+    ],
     cwd: ROOT_DIR,
     env: childEnv({ PARKOUR_OFFTHREAD_CHILD: "1" }),
     clearEnv: true,

@@ -16,6 +16,15 @@ const ROOT = new URL("../../", import.meta.url);
 /** The repository root as a path. */
 export const ROOT_DIR: string = decodeURIComponent(ROOT.pathname).replace(/\/$/, "");
 
+/**
+ * The development configuration: the product's import map (deno.json) plus
+ * what tests and benchmarks use, with a lockfile of its own, so the product's
+ * deno.lock (what `deno task` installs on a first run) holds only the
+ * product's packages. A child `deno` process that loads a test or bench
+ * module importing a development package needs `--config` with it.
+ */
+export const DEV_CONFIG = `${ROOT_DIR}/deno.dev.json`;
+
 /** The main script path. */
 export const MAIN = `${ROOT_DIR}/main.ts`;
 /** The CLI with the test tools. */
@@ -79,7 +88,11 @@ export function launch(
   command: string;
   args: string[];
 } {
-  return { command: Deno.execPath(), args: [...runFlags, ...extraFlags, script, ...args] };
+  // A test that asks for Deno's own log (`--log-level=debug`) gets it: the task lines' `--quiet`
+  // would win over it.
+  const logged = extraFlags.some((f) => f.startsWith("--log-level"));
+  const base = logged ? runFlags.filter((f) => f !== "--quiet") : runFlags;
+  return { command: Deno.execPath(), args: [...base, ...extraFlags, script, ...args] };
 }
 
 /** Environment and flags that make a server replay `fixtures/http` instead of using the network. */
