@@ -74,6 +74,8 @@ export interface NotFound {
   request: string;
   /** The closest sections' indexes, best first. */
   suggestions: number[];
+  /** Not compared with the headings (see `SUGGEST_WORK`). */
+  unsearched?: true;
 }
 
 /** What a view produced. */
@@ -485,7 +487,9 @@ function notFoundText(doc: Document, missing: NotFound[]): string {
   const lines: string[] = [];
   for (const m of missing) {
     lines.push(`Closest matches for "${m.request.slice(0, 200)}":`);
-    if (m.suggestions.length === 0) lines.push("  (none)");
+    if (m.unsearched) {
+      lines.push("  (not compared: the closest headings are found for the first names)");
+    } else if (m.suggestions.length === 0) lines.push("  (none)");
     for (const i of m.suggestions) lines.push("  " + sectionLine(doc, i, minLevel).trimStart());
   }
   return lines.join("\n");
@@ -499,9 +503,10 @@ function sectionView(
   const r = base("section");
   const lookups = findSections(doc, v.names);
   const found = lookups.filter((l) => l.index !== undefined).map((l) => l.index!);
-  const missing = lookups.filter((l) => l.index === undefined).map((l) => ({
+  const missing = lookups.filter((l) => l.index === undefined).map((l): NotFound => ({
     request: l.request,
     suggestions: l.suggestions,
+    ...(l.unsearched ? { unsearched: true } : {}),
   }));
   const ambiguous = lookups.filter((l) => l.ambiguous !== undefined);
   r.facts.push(["total_sections", doc.sections.length]);

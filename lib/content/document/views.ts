@@ -88,6 +88,8 @@ export interface SectionLookup {
   via?: MatchKind;
   /** Closest sections when none matched. */
   suggestions: number[];
+  /** Set when the name was not compared with the headings (past the request's share of that work). */
+  unsearched?: true;
   /**
    * Every section the name could be, in document order, when it names
    * several (duplicate headings): `index` is the first of them.
@@ -123,6 +125,14 @@ const normalise = (s: string) => s.replace(WS, " ").trim();
 /** Most names of one request that get closest-heading suggestions. */
 export const MAX_SUGGESTED_NAMES = 10;
 
+/**
+ * Most headings one request compares for suggestions, over all its names:
+ * the pass runs on the thread that serves every other call, so 50 names on
+ * a page of 50,000 headings held the server for seconds. Ten names get
+ * suggestions on a page of 10,000 headings, two on 50,000, none over 100,000.
+ */
+export const SUGGEST_WORK = 100_000;
+
 /** Longest part of a requested name compared for suggestions (no heading is longer). */
 const SUGGEST_CHARS = 200;
 
@@ -132,19 +142,31 @@ function counts(items: readonly string[]): Map<string, number> {
   return out;
 }
 
-/** Dice overlap of a multiset counted once (the request) and a short list (a heading). */
-function dice(x: Map<string, number>, xLength: number, y: readonly string[]): number {
-  if (xLength === 0 || y.length === 0) return 0;
-  const used = new Map<string, number>();
+/** A multiset as its distinct items and their counts, and its size. */
+interface Bag {
+  items: string[];
+  counts: number[];
+  size: number;
+}
+
+function bagOf(list: readonly string[]): Bag {
+  const map = counts(list);
+  return { items: [...map.keys()], counts: [...map.values()], size: list.length };
+}
+
+/**
+ * Dice overlap of a multiset counted once (the request) and a short one (a
+ * heading, counted once per Document): each item of the heading is looked
+ * up once, nothing is made per heading.
+ */
+function dice(x: Map<string, number>, xLength: number, y: Bag): number {
+  if (xLength === 0 || y.size === 0) return 0;
   let common = 0;
-  for (const t of y) {
-    const n = used.get(t) ?? 0;
-    if (n < (x.get(t) ?? 0)) {
-      common++;
-      used.set(t, n + 1);
-    }
+  for (let i = 0; i < y.items.length; i++) {
+    const n = x.get(y.items[i]);
+    if (n !== undefined) common += Math.min(n, y.counts[i]);
   }
-  return (2 * common) / (xLength + y.length);
+  return (2 * common) / (xLength + y.size);
 }
 
 function bigrams(s: string): string[] {
@@ -154,15 +176,15 @@ function bigrams(s: string): string[] {
   return out;
 }
 
-/** A slug with its words and bigrams, split once. */
+/** A slug with its words and bigrams, split and counted once. */
 interface SlugParts {
   slug: string;
-  words: string[];
-  bigrams: string[];
+  words: Bag;
+  bigrams: Bag;
 }
 
 function slugParts(slug: string): SlugParts {
-  return { slug, words: slug.split("-").filter(Boolean), bigrams: bigrams(slug) };
+  return { slug, words: bagOf(slug.split("-").filter(Boolean)), bigrams: bagOf(bigrams(slug)) };
 }
 
 /**
@@ -209,20 +231,50 @@ interface HeadingKeys {
   stripped: string;
   strippedSlug: string;
   bare: string;
-  /** The number-stripped slug and the slug as {@link Closeness} compares them. */
-  titleParts: SlugParts;
-  slugParts: SlugParts;
 }
 
-const headingKeys = new WeakMap<Document, HeadingKeys[]>();
+/**
+ * Where each form of the headings occurs, so that looking a name up costs a
+ * few map reads, not passes over every heading (for each name of a request).
+ */
+interface HeadingIndex {
+  keys: HeadingKeys[];
+  /** Title as written → first section. */
+  title: Map<string, number>;
+  /** Lowercased title → sections, in order. */
+  lower: Map<string, number[]>;
+  /** Number-stripped lowercased title → sections, in order. */
+  stripped: Map<string, number[]>;
+  /** Slug, and number-stripped slug → first section. */
+  slug: Map<string, number>;
+  strippedSlug: Map<string, number>;
+  /** Bare title (no signature) → first section. */
+  bare: Map<string, number>;
+  /** Sections by number-stripped title, sorted (for prefixes). */
+  sorted: number[];
+  /**
+   * The number-stripped slug and the slug of each heading as
+   * {@link Closeness} compares them (made on the first suggestion).
+   */
+  parts?: { title: SlugParts; slug: SlugParts }[];
+}
+
+const headingKeys = new WeakMap<Document, HeadingIndex>();
+
+/** Adds `i` under `key` (a list, in order). */
+function addTo(map: Map<string, number[]>, key: string, i: number): void {
+  const list = map.get(key);
+  if (list) list.push(i);
+  else map.set(key, [i]);
+}
 
 // A title with a signature or note after it: "Array.prototype.flat ( [ depth ] )".
 const bareTitle = (t: string) => stripNumber(t).replace(/\s*[([].*$/, "").trim().toLowerCase();
 
-function keysOf(doc: Document): HeadingKeys[] {
-  let keys = headingKeys.get(doc);
-  if (!keys) {
-    keys = doc.sections.map((s) => {
+function indexOf(doc: Document): HeadingIndex {
+  let index = headingKeys.get(doc);
+  if (!index) {
+    const keys = doc.sections.map((s) => {
       const stripped = stripNumber(s.title);
       const strippedSlug = slugify(stripped);
       return {
@@ -230,38 +282,73 @@ function keysOf(doc: Document): HeadingKeys[] {
         stripped: stripped.toLowerCase(),
         strippedSlug,
         bare: bareTitle(s.title),
-        titleParts: slugParts(strippedSlug),
-        slugParts: slugParts(s.slug),
       };
     });
-    headingKeys.set(doc, keys);
+    index = {
+      keys,
+      title: new Map(),
+      lower: new Map(),
+      stripped: new Map(),
+      slug: new Map(),
+      strippedSlug: new Map(),
+      bare: new Map(),
+      sorted: keys.map((_, i) => i).sort((a, b) =>
+        keys[a].stripped < keys[b].stripped ? -1 : keys[a].stripped > keys[b].stripped ? 1 : a - b
+      ),
+    };
+    const firstOf = (map: Map<string, number>, key: string, i: number) => {
+      if (!map.has(key)) map.set(key, i);
+    };
+    for (const [i, k] of keys.entries()) {
+      firstOf(index.title, doc.sections[i].title, i);
+      addTo(index.lower, k.lower, i);
+      addTo(index.stripped, k.stripped, i);
+      firstOf(index.slug, doc.sections[i].slug, i);
+      firstOf(index.strippedSlug, k.strippedSlug, i);
+      firstOf(index.bare, k.bare, i);
+    }
+    headingKeys.set(doc, index);
   }
-  return keys;
+  return index;
+}
+
+/** The sections whose number-stripped title starts with `prefix`, in document order. */
+function withPrefix(index: HeadingIndex, prefix: string): number[] {
+  const { keys, sorted } = index;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (keys[sorted[mid]].stripped < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: number[] = [];
+  for (let j = lo; j < sorted.length && keys[sorted[j]].stripped.startsWith(prefix); j++) {
+    out.push(sorted[j]);
+  }
+  return out.sort((a, b) => a - b);
 }
 
 export function findSections(doc: Document, requests: readonly string[]): SectionLookup[] {
-  const keys = keysOf(doc);
-  const first = (test: (k: HeadingKeys, i: number) => boolean) => {
-    const i = keys.findIndex(test);
-    return i >= 0 ? i : undefined;
-  };
+  const index = indexOf(doc);
+  const { keys } = index;
   let suggested = 0;
+  let work = 0;
   return requests.map((raw) => {
     const request = normalise(raw.replace(/^#/, ""));
     const result: SectionLookup = { request: raw, suggestions: [] };
     if (request === "") return result;
     const lower = request.toLowerCase();
-    const all = (test: (k: HeadingKeys) => boolean) => keys.flatMap((k, i) => test(k) ? [i] : []);
     const named = (index: number, via: MatchKind, among: number[]): SectionLookup =>
       among.length > 1 ? { ...result, index, via, ambiguous: among } : { ...result, index, via };
-    const byName = doc.sections.find((s) => s.title === request)?.index ??
-      first((k) => k.lower === lower);
+    const sameLower = index.lower.get(lower) ?? [];
+    const byName = index.title.get(request) ?? sameLower[0];
     if (byName !== undefined) {
       // The exact spelling wins over other cases; an equal title elsewhere makes it ambiguous.
-      return named(byName, "name", all((k) => k.lower === lower));
+      return named(byName, "name", sameLower);
     }
     const stripped = stripNumber(request).toLowerCase();
-    const byNumber = all((k) => k.stripped === stripped);
+    const byNumber = index.stripped.get(stripped) ?? [];
     if (byNumber.length > 0) return named(byNumber[0], "number-stripped name", byNumber);
     // A heading path (FAQ > Options) or a parent-qualified name (Options (FAQ)).
     const path = request.split(PATH_SEPARATOR);
@@ -273,7 +360,7 @@ export function findSections(doc: Document, requests: readonly string[]): Sectio
       : [undefined, []];
     if (leaf !== undefined) {
       const leafForm = stripNumber(leaf).toLowerCase();
-      const under = underParents(doc, all((k) => k.stripped === leafForm), parents);
+      const under = underParents(doc, index.stripped.get(leafForm) ?? [], parents);
       if (under.length > 0) return named(under[0], "heading path", under);
     }
     let decoded = request;
@@ -287,31 +374,38 @@ export function findSections(doc: Document, requests: readonly string[]): Sectio
     const wanted = slugify(decoded);
     const wantedStripped = slugify(stripNumber(decoded));
     if (wanted) {
-      const fuzzy = first((k, i) =>
-        doc.sections[i].slug === wanted || k.strippedSlug === wantedStripped
-      );
-      if (fuzzy !== undefined) return { ...result, index: fuzzy, via: "fuzzy" };
+      const bySlug = index.slug.get(wanted) ?? Infinity;
+      const byStripped = index.strippedSlug.get(wantedStripped) ?? Infinity;
+      const fuzzy = Math.min(bySlug, byStripped);
+      if (fuzzy !== Infinity) return { ...result, index: fuzzy, via: "fuzzy" };
     }
     const wantedBare = bareTitle(decoded);
     if (wantedBare) {
-      const signature = first((k) => k.bare === wantedBare);
+      const signature = index.bare.get(wantedBare);
       if (signature !== undefined) return { ...result, index: signature, via: "fuzzy" };
-      const prefix = keys.flatMap((k, i) =>
-        k.stripped.startsWith(wantedBare) && /^[\s(:,.-]/.test(k.stripped.slice(wantedBare.length))
-          ? [i]
-          : []
+      const prefix = withPrefix(index, wantedBare).filter((i) =>
+        /^[\s(:,.-]/.test(keys[i].stripped.slice(wantedBare.length))
       );
       if (prefix.length === 1) return { ...result, index: prefix[0], via: "fuzzy" };
     }
-    // No match: the closest headings, for recovery (for the first few names only: each
-    // costs a pass over every heading).
-    if (suggested++ >= MAX_SUGGESTED_NAMES) return result;
+    // No match: the closest headings, for recovery (for the first few names only, within
+    // SUGGEST_WORK comparisons: each costs a pass over every heading).
+    if (suggested++ >= MAX_SUGGESTED_NAMES || work + keys.length > SUGGEST_WORK) {
+      return { ...result, unsearched: true };
+    }
+    work += keys.length;
     const byTitle = new Closeness(wantedStripped || wanted);
     const toSlug = new Closeness(wanted);
-    const scored = keys.map((k, i) => ({
-      index: i,
-      score: Math.max(byTitle.to(k.titleParts), toSlug.to(k.slugParts)),
-    })).filter((x) => x.score > 0.3).sort((a, b) => b.score - a.score || a.index - b.index);
+    const parts = index.parts ??= keys.map((k, i) => ({
+      title: slugParts(k.strippedSlug),
+      slug: slugParts(doc.sections[i].slug),
+    }));
+    const scored: { index: number; score: number }[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const score = Math.max(byTitle.to(parts[i].title), toSlug.to(parts[i].slug));
+      if (score > 0.3) scored.push({ index: i, score });
+    }
+    scored.sort((a, b) => b.score - a.score || a.index - b.index);
     result.suggestions = scored.slice(0, 5).map((x) => x.index);
     return result;
   });
