@@ -15,7 +15,9 @@ import { checkUrl } from "../net/fetch.ts";
 import { withoutFragment } from "../sources/router.ts";
 import { type HintContext, type Message, renderMessage, shown, warning } from "../hint.ts";
 import type { Fact, ViewResult } from "./view.ts";
-import { droppedNote } from "./view.ts";
+import { bodyTitle, droppedNote } from "./view.ts";
+
+export { bodyTitle, fenceTitle } from "./view.ts";
 
 /** Document kinds as frontmatter shows them. */
 export const CONTENT_KINDS = ["html", "markdown", "text", "json", "xml", "pdf", "record"] as const;
@@ -177,35 +179,6 @@ export function pageFrontmatter(
   sourceFacts(fm, doc, ctx);
   fillFrontmatter(fm, [], warnings, ctx);
   return fm;
-}
-
-/** A page title as the fence shows it: one line of plain text, or undefined when empty. */
-export function fenceTitle(title?: string): string | undefined {
-  const flat = title ? sanitizeLabel(title) : "";
-  return flat || undefined;
-}
-
-/** A heading's text for comparing titles: one line, no case, no closing hashes. */
-const headingKey = (text: string) => sanitizeLabel(text.replace(/\s+#+\s*$/, "")).toLowerCase();
-
-/**
- * The title line a view's body is shown under (`# <title>`, as PullMD starts
- * every answer: a section, a search hit or a question's answer says which
- * page it comes from), or undefined when the body opens with that title
- * already (the whole page under its own heading, or a title that is that
- * heading and the site's name) or the page has none. The view counted the
- * line in the budget.
- */
-export function bodyTitle(body: string, title?: string): string | undefined {
-  const line = fenceTitle(title);
-  if (!line || body === "") return undefined;
-  const first = /^# +(.+)$/.exec(body.split("\n", 1)[0]);
-  if (first) {
-    const heading = headingKey(first[1]);
-    const key = headingKey(line);
-    if (heading === key || (heading.length > 0 && key.startsWith(heading))) return undefined;
-  }
-  return line;
 }
 
 /**

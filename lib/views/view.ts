@@ -194,8 +194,8 @@ export interface ViewOptions {
   sourceOwnsFragment?: boolean;
   /**
    * Tokens shown with the body that count in its budget; by default the
-   * page's title (as a `# title` line), which every face shows beside the
-   * text (the fence's label, the JSON `title`).
+   * page's title (as a `# title` line), which every face shows with the
+   * text (the fence's first line, REST's first line, the JSON `title`).
    */
   reserve?: number;
   /**
@@ -690,6 +690,35 @@ function slicesView(doc: Document, requested: number[], budget: number): ViewRes
   return r;
 }
 
+/** A page title as the fence shows it: one line of plain text, or undefined when empty. */
+export function fenceTitle(title?: string): string | undefined {
+  const flat = title ? sanitizeLabel(title) : "";
+  return flat || undefined;
+}
+
+/** A heading's text for comparing titles: one line, no case, no closing hashes. */
+const headingKey = (text: string) => sanitizeLabel(text.replace(/\s+#+\s*$/, "")).toLowerCase();
+
+/**
+ * The title line a view's body is shown under (`# <title>`, as PullMD starts
+ * every answer: a section, a search hit or a question's answer says which
+ * page it comes from), or undefined when the body opens with that title
+ * already (the whole page under its own heading, or a title that is that
+ * heading and the site's name) or the page has none. The view counts the
+ * line in the budget, and in `returned_tokens` when it is shown.
+ */
+export function bodyTitle(body: string, title?: string): string | undefined {
+  const line = fenceTitle(title);
+  if (!line || body === "") return undefined;
+  const first = /^# +(.+)$/.exec(body.split("\n", 1)[0]);
+  if (first) {
+    const heading = headingKey(first[1]);
+    const key = headingKey(line);
+    if (heading === key || (heading.length > 0 && key.startsWith(heading))) return undefined;
+  }
+  return line;
+}
+
 /**
  * The view a page request asks for, on `doc`. Throws a `RequestError` for
  * a request that names conflicting views.
@@ -701,7 +730,8 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
   const asked = req.max_tokens;
   const whole = options.wholeByDefault && v.kind !== "query" && v.kind !== "search";
   const title = doc.title ? sanitizeLabel(doc.title) : "";
-  const reserve = (options.reserve ?? (title ? bestCount(`# ${title}\n\n`) : 0)) +
+  const titleTokens = options.reserve ?? (title ? bestCount(`# ${title}\n\n`) : 0);
+  const reserve = titleTokens +
     (options.lead ? bestCount(`${options.lead}\n\n`) : 0);
   const budget = Math.max(
     1,
@@ -739,7 +769,8 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
   r.returnedTokens =
     (r.body === doc.markdown && !tokenizerLoaded() ? doc.tokens : bestCount(r.body)) +
     (r.extra ? bestCount(r.extra.content) : 0) +
-    (r.body ? reserve : 0);
+    // The title line counts where it is shown: not when the text opens with that heading.
+    (r.body ? reserve - (bodyTitle(r.body, doc.title) ? 0 : titleTokens) : 0);
   if (r.cut || r.extra || v.kind === "query") r.facts.push(["returned_tokens", r.returnedTokens]);
   return r;
 }
