@@ -4,8 +4,9 @@
  * (shared data, never committed; found through PARKOUR_SHARED_DIR).
  *
  * A page id is `real:<name>` (`pep_8`, `ecma262`, `whatwg_html`),
- * `spec:<name>` (a long specification or manual of `fixtures/specs`, see
- * its PROVENANCE.md) or `article:<key>` (a key of the dataset's ground truth).
+ * `spec:<name>` (a long specification or manual of `fixtures/specs`, which
+ * `bench/spec_pages_data.ts` builds from public checkouts, see its
+ * PROVENANCE.md) or `article:<key>` (a key of the dataset's ground truth).
  */
 import type { Document } from "../lib/content/document/document.ts";
 import { htmlDocument } from "../lib/content/pipeline.ts";
@@ -63,7 +64,10 @@ export async function pageSource(id: string): Promise<PageSource> {
       return { html: html(await gunzipFile(`${folder}/${name}.html.gz`)), url };
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
-      throw new Error(`spec page ${name} missing: expected ${name}.html.gz in ${folder}`);
+      throw new Error(
+        `spec page ${name} missing: expected ${name}.html.gz in ${folder} ` +
+          "(build it with bench/spec_pages_data.ts)",
+      );
     }
   } else if (kind === "article") {
     const dataset = `${shared}/datasets/article-extraction`;

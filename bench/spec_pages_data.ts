@@ -1,0 +1,145 @@
+/**
+ * Builds the `spec:` pages of the question sets (`bench/question_pages.ts`)
+ * from checkouts of their public repositories, into the shared folder's
+ * `fixtures/specs/` (outside this repository; never committed), each page
+ * gzipped as `<name>.html.gz`, with a `PROVENANCE.md` naming the repository,
+ * the file, its commit and its licence:
+ *
+ * - `bash_ref`: the Bash Reference Manual, `doc/bashref.html` of
+ *   github.com/bminor/bash (GNU Free Documentation License 1.3);
+ * - `rfc9110`: RFC 9110, HTTP Semantics, `specs/rfc9110.html` of
+ *   github.com/httpwg/httpwg.github.io (the IETF Trust's licence of RFCs,
+ *   the Revised BSD License for code components);
+ * - `webdriver`: W3C WebDriver, `index.html` of github.com/w3c/webdriver
+ *   (W3C Software and Document License);
+ * - `wai_aria`: WAI-ARIA, `index.html` of github.com/w3c/aria (W3C
+ *   Software and Document License);
+ * - `lua_manual`: the Lua 5.4 Reference Manual, `doc/manual.html` of
+ *   github.com/Hubert-Heijkers/lua, a copy of Lua's sources (MIT).
+ *
+ * ```sh
+ * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/spec_pages_data.ts \
+ *   --bash /tmp/bash --httpwg /tmp/httpwg.github.io --webdriver /tmp/webdriver \
+ *   --aria /tmp/aria --lua /tmp/lua [--out DIR]
+ * ```
+ *
+ * A checkout is a working tree or a bare git directory (its file is read at
+ * HEAD). Pages whose checkout is not given are left as they are.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+
+interface Source {
+  name: string;
+  option: string;
+  repository: string;
+  path: string;
+  licence: string;
+}
+
+const SOURCES: Source[] = [
+  {
+    name: "bash_ref",
+    option: "bash",
+    repository: "github.com/bminor/bash",
+    path: "doc/bashref.html",
+    licence: "GNU Free Documentation License 1.3",
+  },
+  {
+    name: "rfc9110",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9110.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "webdriver",
+    option: "webdriver",
+    repository: "github.com/w3c/webdriver",
+    path: "index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "wai_aria",
+    option: "aria",
+    repository: "github.com/w3c/aria",
+    path: "index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "lua_manual",
+    option: "lua",
+    repository: "github.com/Hubert-Heijkers/lua (a copy of Lua's sources)",
+    path: "doc/manual.html",
+    licence: "MIT",
+  },
+];
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    ...Object.fromEntries(SOURCES.map((s) => [s.option, { type: "string" as const }])),
+    out: { type: "string" },
+  },
+});
+const given = values as Record<string, string | undefined>;
+const shared = Deno.env.get("PARKOUR_SHARED_DIR");
+const out = given.out ?? (shared ? `${shared}/fixtures/specs` : undefined);
+if (!out || SOURCES.every((s) => !given[s.option])) {
+  console.error(
+    "usage: PARKOUR_SHARED_DIR=DIR deno run -A bench/spec_pages_data.ts " +
+      SOURCES.map((s) => `[--${s.option} CHECKOUT]`).join(" ") + " [--out DIR]",
+  );
+  Deno.exit(2);
+}
+
+async function git(dir: string, ...args: string[]): Promise<Uint8Array | undefined> {
+  const bare = !(await exists(`${dir}/.git`)) && (await exists(`${dir}/HEAD`));
+  const r = await new Deno.Command("git", {
+    args: [bare ? `--git-dir=${dir}` : `--git-dir=${dir}/.git`, ...args],
+    stdout: "piped",
+    stderr: "null",
+  }).output().catch(() => undefined);
+  return r?.success ? r.stdout : undefined;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(
+    await new Response(
+      new Blob([bytes as BlobPart]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+}
+
+await Deno.mkdir(out, { recursive: true });
+const provenance = [
+  "# Specification pages of the question sets",
+  "",
+  "Built by `bench/spec_pages_data.ts` of parkour-deno from public repositories;",
+  "public material, not part of parkour-deno's repository.",
+  "",
+  "| page | repository | file | commit | licence |",
+  "| --- | --- | --- | --- | --- |",
+];
+for (const s of SOURCES) {
+  const dir = given[s.option];
+  if (!dir) continue;
+  const bytes = await git(dir, "show", `HEAD:${s.path}`) ??
+    await Deno.readFile(`${dir}/${s.path}`);
+  const commit = new TextDecoder().decode(await git(dir, "rev-parse", "HEAD") ?? new Uint8Array())
+    .trim() || "unknown";
+  await Deno.writeFile(`${out}/${s.name}.html.gz`, await gzip(bytes));
+  provenance.push(`| ${s.name} | ${s.repository} | ${s.path} | ${commit} | ${s.licence} |`);
+  console.log(`${s.name}: ${bytes.length} bytes from ${s.repository} ${commit.slice(0, 12)}`);
+}
+await Deno.writeTextFile(`${out}/PROVENANCE.md`, provenance.join("\n") + "\n");
