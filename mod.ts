@@ -17,7 +17,8 @@
  * {@link defineTool} and answered with the envelope exported here
  * ({@link Frontmatter}, {@link trusted}, {@link fence}; await
  * {@link envelopeReady} before rendering frontmatter yourself), and
- * `jsr:@parkour/mcp/cli` is the program:
+ * `jsr:@parkour/mcp/cli` is the program (run as a program, this entry is it
+ * too: `deno run -A jsr:@parkour/mcp`):
  *
  * ```sh
  * deno run --no-prompt --allow-env --allow-net \
@@ -104,12 +105,15 @@ export {
   ToolError,
 } from "./lib/errors.ts";
 
-// Run as a program (`deno run jsr:@parkour/mcp`, as an MCP client's config may say), the library
-// entry starts nothing: it says where the program is instead of exiting without a word.
+// Run as a program (`deno run -A jsr:@parkour/mcp`, as an MCP client's config may say), the
+// library entry is the program: the CLI is imported then, and only then (an import of the library
+// loads none of it; tests/architecture_test.ts follows the static imports).
 if (import.meta.main) {
-  console.error(
-    "jsr:@parkour/mcp is the library; the program (the MCP server, fetch, sections, install) is " +
-      "jsr:@parkour/mcp/cli: deno run -A jsr:@parkour/mcp/cli [command]",
+  import("./main.ts").then(({ main }) => main(Deno.args)).then(
+    (code) => Deno.exit(code),
+    (error) => {
+      console.error(error instanceof Error ? error.message : String(error));
+      Deno.exit(1);
+    },
   );
-  Deno.exit(2);
 }

@@ -71,9 +71,10 @@ const LAYERS: readonly string[] = [
   "lib/server/",
   "lib/install/",
   "lib/cli/",
-  "mod.ts",
   "server.ts",
   "main.ts",
+  // Run as a program, the library entry is the program (a dynamic import of main.ts).
+  "mod.ts",
 ];
 
 /** The layer of a repository path: the index of the longest entry of {@link LAYERS} naming it. */
@@ -183,8 +184,13 @@ Deno.test("architecture: every file has a layer, and no import climbs to a highe
   assert.deepEqual(climbs, [], "imports that climb");
 });
 
-/** The repository files in the module graph of `root` (static and dynamic imports). */
-async function moduleGraph(root: string): Promise<string[]> {
+/**
+ * The repository files an import of `root` loads: its module graph
+ * (`deno info --json`) followed through static imports, and through dynamic
+ * ones too unless `staticOnly` (a dynamic import runs only when its code
+ * does, like mod.ts's import of the program when it is run as one).
+ */
+async function moduleGraph(root: string, staticOnly = false): Promise<string[]> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", root],
     cwd: ROOT_DIR,
@@ -192,17 +198,40 @@ async function moduleGraph(root: string): Promise<string[]> {
     stderr: "piped",
   }).output();
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  const info: { modules: { specifier: string }[] } = JSON.parse(
-    new TextDecoder().decode(out.stdout),
-  );
+  const info: {
+    roots: string[];
+    modules: {
+      specifier: string;
+      dependencies?: {
+        code?: { specifier: string };
+        type?: { specifier: string };
+        isDynamic?: boolean;
+      }[];
+    }[];
+  } = JSON.parse(new TextDecoder().decode(out.stdout));
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>(info.roots);
+  const queue = [...info.roots];
+  while (queue.length > 0) {
+    for (const d of bySpecifier.get(queue.pop()!)?.dependencies ?? []) {
+      if (staticOnly && d.isDynamic) continue;
+      for (const s of [d.code?.specifier, d.type?.specifier]) {
+        if (s && !seen.has(s)) {
+          seen.add(s);
+          queue.push(s);
+        }
+      }
+    }
+  }
   const prefix = `file://${ROOT_DIR}/`;
-  return info.modules.map((m) => m.specifier).filter((s) => s.startsWith(prefix))
-    .map((s) => s.slice(prefix.length));
+  return [...seen].filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length));
 }
 
 Deno.test("architecture: the library entry loads no CLI, installer or server module", async () => {
-  const graph = await moduleGraph("mod.ts");
+  const graph = await moduleGraph("mod.ts", true);
   assert.ok(graph.includes("lib/page.ts"), `mod.ts's graph: ${graph.join(", ")}`);
+  // Run as a program it is the program, through a dynamic import only.
+  assert.ok((await moduleGraph("mod.ts")).includes("lib/cli/run.ts"));
   const application = graph.filter((f) =>
     f === "main.ts" || f === "server.ts" || /^lib\/(?:cli|install|server)\//.test(f)
   );

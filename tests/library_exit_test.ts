@@ -68,18 +68,33 @@ Deno.test("library: PARKOUR_CONVERT_WORKERS=0 converts large pages on the main t
   assert.ok(result.outlineChars > 1000, `an outline of ${result.outlineChars} characters`);
 });
 
-Deno.test("library entry run as a program: exit 2 and a line naming the program's entry", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", `--config=${ROOT_DIR}/deno.json`, `${ROOT_DIR}/mod.ts`],
-    cwd: ROOT_DIR,
-    env: childEnv(),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  });
-  const out = await child.output();
-  const stderr = new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 2, stderr);
-  assert.match(stderr, /jsr:@parkour\/mcp\/cli/);
-  assert.equal(new TextDecoder().decode(out.stdout), "");
+Deno.test("library entry run as a program: it is the program (deno run -A jsr:@parkour/mcp)", async () => {
+  const run = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        `--config=${ROOT_DIR}/deno.json`,
+        "-A",
+        `${ROOT_DIR}/mod.ts`,
+        ...args,
+      ],
+      cwd: ROOT_DIR,
+      env: childEnv(),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+  };
+  const outline = await run("sections", "fixtures/pages/guide.html");
+  assert.equal(outline.code, 0, outline.stderr);
+  assert.match(outline.stdout, /Widget Field Guide/);
+  assert.match(outline.stdout, /Choosing a widget/);
+  // The CLI's own refusal of a command it does not know, not the library's.
+  const unknown = await run("frobnicate");
+  assert.equal(unknown.code, 2, unknown.stderr);
+  assert.match(unknown.stderr, /frobnicate/);
 });

@@ -3,9 +3,9 @@
  * a registry on 127.0.0.1 (tests/support/jsr_registry.ts), and from an empty
  * folder with an empty Deno cache, `JSR_URL` pointing at that registry:
  *
- * - `deno run -A jsr:@parkour/mcp/cli` (the line docs/clients.md and
- *   docs/library.md give; the package's `.` is the library) is an MCP server
- *   over stdio: `initialize`, `tools/list`, a question on a page large
+ * - `deno run -A jsr:@parkour/mcp` (the line a client's config may hold; the
+ *   package's `.` is the library, and the program when run as one) is an MCP
+ *   server over stdio: `initialize`, `tools/list`, a question on a page large
  *   enough for the conversion workers (which load from the registry), a
  *   PDF (pdf.js and the tokenizer loaded lazily from npm), and a code
  *   outline (the tree-sitter runtime and grammar bytes);
@@ -259,7 +259,7 @@ async function exercise(
 }
 
 Deno.test({
-  name: "jsr: `deno run -A jsr:@parkour/mcp/cli` from an empty folder and cache serves MCP over " +
+  name: "jsr: `deno run -A jsr:@parkour/mcp` from an empty folder and cache serves MCP over " +
     "stdio: initialize, tools/list, a question on a large page (in a worker), a PDF, outlines",
   sanitizeResources: false,
   sanitizeOps: false,
@@ -268,7 +268,7 @@ Deno.test({
     const place = await emptyPlace();
     try {
       const env = userEnv(place.denoDir, reg.url);
-      await exercise(reg, place, Deno.execPath(), ["run", "-A", `jsr:${PACKAGE}/cli`], env);
+      await exercise(reg, place, Deno.execPath(), ["run", "-A", `jsr:${PACKAGE}`], env);
       assert.deepEqual(await listing(place.dir), [], "nothing is written into the folder");
     } finally {
       await place.remove();
