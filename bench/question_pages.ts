@@ -27,8 +27,11 @@ export interface Question {
 /** The `spec:` pages: file name in `fixtures/specs` and the URL they stand for. */
 export const SPEC_PAGES: Record<string, string> = {
   bash_ref: "https://www.gnu.org/software/bash/manual/bash.html",
+  json_ld: "https://w3c.github.io/json-ld-syntax/",
   lua_manual: "https://www.lua.org/manual/5.4/manual.html",
   rfc9110: "https://httpwg.org/specs/rfc9110.html",
+  rfc9111: "https://httpwg.org/specs/rfc9111.html",
+  rfc9112: "https://httpwg.org/specs/rfc9112.html",
   wai_aria: "https://w3c.github.io/aria/",
   webdriver: "https://w3c.github.io/webdriver/",
 };

@@ -7,24 +7,28 @@
  *
  * - `bash_ref`: the Bash Reference Manual, `doc/bashref.html` of
  *   github.com/bminor/bash (GNU Free Documentation License 1.3);
- * - `rfc9110`: RFC 9110, HTTP Semantics, `specs/rfc9110.html` of
+ * - `rfc9110`, `rfc9111`, `rfc9112`: RFC 9110 (HTTP Semantics), RFC 9111
+ *   (HTTP Caching) and RFC 9112 (HTTP/1.1), `specs/rfc911x.html` of
  *   github.com/httpwg/httpwg.github.io (the IETF Trust's licence of RFCs,
- *   the Revised BSD License for code components);
+ *   the Revised BSD License for code components), all three from `--httpwg`;
  * - `webdriver`: W3C WebDriver, `index.html` of github.com/w3c/webdriver
  *   (W3C Software and Document License);
  * - `wai_aria`: WAI-ARIA, `index.html` of github.com/w3c/aria (W3C
  *   Software and Document License);
  * - `lua_manual`: the Lua 5.4 Reference Manual, `doc/manual.html` of
- *   github.com/Hubert-Heijkers/lua, a copy of Lua's sources (MIT).
+ *   github.com/Hubert-Heijkers/lua, a copy of Lua's sources (MIT);
+ * - `json_ld`: W3C JSON-LD 1.1, `index.html` of github.com/w3c/json-ld-syntax
+ *   (W3C Software and Document License).
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/spec_pages_data.ts \
  *   --bash /tmp/bash --httpwg /tmp/httpwg.github.io --webdriver /tmp/webdriver \
- *   --aria /tmp/aria --lua /tmp/lua [--out DIR]
+ *   --aria /tmp/aria --lua /tmp/lua --jsonld /tmp/json-ld-syntax [--out DIR]
  * ```
  *
  * A checkout is a working tree or a bare git directory (its file is read at
- * HEAD). Pages whose checkout is not given are left as they are.
+ * HEAD); one checkout may give several pages. Pages whose checkout is not
+ * given are left as they are.
  *
  * @module
  */
@@ -54,6 +58,20 @@ const SOURCES: Source[] = [
     licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
   },
   {
+    name: "rfc9111",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9111.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9112",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9112.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
     name: "webdriver",
     option: "webdriver",
     repository: "github.com/w3c/webdriver",
@@ -74,6 +92,13 @@ const SOURCES: Source[] = [
     path: "doc/manual.html",
     licence: "MIT",
   },
+  {
+    name: "json_ld",
+    option: "jsonld",
+    repository: "github.com/w3c/json-ld-syntax",
+    path: "index.html",
+    licence: "W3C Software and Document License",
+  },
 ];
 
 const { values } = parseArgs({
@@ -89,7 +114,8 @@ const out = given.out ?? (shared ? `${shared}/fixtures/specs` : undefined);
 if (!out || SOURCES.every((s) => !given[s.option])) {
   console.error(
     "usage: PARKOUR_SHARED_DIR=DIR deno run -A bench/spec_pages_data.ts " +
-      SOURCES.map((s) => `[--${s.option} CHECKOUT]`).join(" ") + " [--out DIR]",
+      [...new Set(SOURCES.map((s) => s.option))].map((o) => `[--${o} CHECKOUT]`).join(" ") +
+      " [--out DIR]",
   );
   Deno.exit(2);
 }
