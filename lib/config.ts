@@ -549,6 +549,28 @@ export function pageCeilingBytes(): number {
   return set;
 }
 
+/** The variable that sets the conversion deadline, in milliseconds. */
+export const CONVERT_DEADLINE_VARIABLE = "PARKOUR_CONVERT_DEADLINE_MS";
+/** The conversion deadline when {@link CONVERT_DEADLINE_VARIABLE} is unset: 20 s. */
+export const DEFAULT_CONVERT_DEADLINE_MS = 20_000;
+/** The shortest conversion deadline that may be set. */
+export const MIN_CONVERT_DEADLINE_MS = 100;
+/** The longest conversion deadline that may be set: an hour. */
+export const MAX_CONVERT_DEADLINE_MS = 3_600_000;
+
+/**
+ * Longest an HTML page may take to convert (HTML to Markdown, its section
+ * tree and token counts), in a worker or on the main thread:
+ * {@link CONVERT_DEADLINE_VARIABLE}, else {@link DEFAULT_CONVERT_DEADLINE_MS}.
+ * Past it the page is given up with a `too_slow` error
+ * (`lib/content/workers/pool.ts`). A malformed value is an error that names
+ * it; the CLI checks it at start.
+ */
+export function convertDeadlineMs(): number {
+  return positive(CONVERT_DEADLINE_VARIABLE, MIN_CONVERT_DEADLINE_MS, MAX_CONVERT_DEADLINE_MS) ??
+    DEFAULT_CONVERT_DEADLINE_MS;
+}
+
 /** A size in bytes as MiB for a message: `50`, `2.5`. */
 export function mib(bytes: number): string {
   return String(Number((bytes / MIB).toFixed(2)));

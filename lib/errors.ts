@@ -39,9 +39,15 @@ export interface SourceRemote {
  *   (malformed JSON, XML or PDF, a header that breaks its format), or that
  *   a source cannot serve (a binary file, a withheld post, an unknown wiki);
  * - `no_text`: a page with no text at all (an image, a form, empty);
- * - `javascript_shell`: a page that builds its text with JavaScript.
+ * - `javascript_shell`: a page that builds its text with JavaScript;
+ * - `too_slow`: a page that did not convert within the conversion deadline.
  */
-export type ContentErrorKind = "unsupported_type" | "unreadable" | "no_text" | "javascript_shell";
+export type ContentErrorKind =
+  | "unsupported_type"
+  | "unreadable"
+  | "no_text"
+  | "javascript_shell"
+  | "too_slow";
 
 /** Options of a {@link ContentError}. */
 export interface ContentErrorOptions {

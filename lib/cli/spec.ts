@@ -7,6 +7,7 @@
  */
 import {
   type Config,
+  convertDeadlineMs,
   MUTATING_FLAG,
   MUTATING_VARIABLE,
   OUTPUT_FORMATS,
@@ -120,6 +121,8 @@ export function applySharedFlags(config: Config, flags: Flags): Config {
   }
   if (flags[MUTATING_FLAG] === true) config.mutatingTools = true;
   applyPageLimit(flags);
+  // A malformed conversion deadline fails at start, not at the first large page.
+  convertDeadlineMs();
   return config;
 }
 

@@ -19,7 +19,14 @@ import { Document, type DocumentKind } from "./document/document.ts";
 import { codeDocument } from "./code/files.ts";
 import { isSourcePath } from "./code/languages.ts";
 import { AnchorTable } from "./document/anchors.ts";
-import { type ConvertedFields, convertInWorker, WORKER_MIN_CHARS } from "./workers/pool.ts";
+import {
+  type ConvertedFields,
+  convertInWorker,
+  tooSlow,
+  WORKER_MIN_CHARS,
+} from "./workers/pool.ts";
+import { convertDeadlineMs } from "../config.ts";
+import { ConversionDeadline, withinDeadline } from "../runtime/cancel.ts";
 import type { IndexParts } from "./workers/messages.ts";
 import { convertHtml, type HtmlOptions } from "./convert/html.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
@@ -289,9 +296,23 @@ export async function htmlDocumentOffThread(
     converted = await convertInWorker(input, url, options, signal);
   }
   signal?.throwIfAborted();
-  const doc = converted ? adopt(converted) : new Document(convertHtml(source.text(), url, options));
+  const doc = converted ? adopt(converted) : convertHere(source.text(), url, options);
   progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
   return doc;
+}
+
+/**
+ * A page converted on this thread (a small page, or where workers cannot
+ * run), within the conversion deadline: past it, a `too_slow` ContentError.
+ */
+function convertHere(html: string, url: string, options: HtmlOptions): Document {
+  const ms = convertDeadlineMs();
+  try {
+    return withinDeadline(ms, () => new Document(convertHtml(html, url, options)));
+  } catch (error) {
+    if (error instanceof ConversionDeadline) throw tooSlow(url, html.length, ms);
+    throw error;
+  }
 }
 
 /** Lets the event loop run (timers, I/O, other calls) before going on. */

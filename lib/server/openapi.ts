@@ -18,7 +18,7 @@ const ERROR_SCHEMA: Json = {
     kind: {
       type: "string",
       description:
-        "Category for programs: missing_url, bad_request, unknown_parameter, source, bad_max_tokens, conflicting_views, invalid_url, scheme, credentials, blocked_address, status, timeout, too_large, dns, redirect, transport, unsupported_type, unreadable_content, no_text, javascript_shell, section_not_found, slice_not_found, method_not_allowed, unauthorized, forbidden_host, forbidden_origin, internal.",
+        "Category for programs: missing_url, bad_request, unknown_parameter, source, bad_max_tokens, conflicting_views, invalid_url, scheme, credentials, blocked_address, status, timeout, too_large, dns, redirect, transport, unsupported_type, unreadable_content, no_text, javascript_shell, too_slow, section_not_found, slice_not_found, method_not_allowed, unauthorized, forbidden_host, forbidden_origin, internal.",
     },
     upstream_status: {
       type: "integer",

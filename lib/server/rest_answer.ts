@@ -109,6 +109,7 @@ function upstream(message: string, kind: string, remote?: SourceError["remote"])
  * | upstream deadline                                | 504    |
  * | a type that cannot be read as text               | 415    |
  * | content that could not be converted, a page with no text | 422 |
+ * | a page that did not convert within the conversion deadline | 422 |
  * | the client went away                             | 499    |
  * | a setting of this server is malformed (a key)    | 500    |
  * | anything else                                    | 500    |

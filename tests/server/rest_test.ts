@@ -866,6 +866,11 @@ Deno.test("rest (in process): the error table", async () => {
       422,
       "unreadable_content",
     ],
+    [
+      new ContentError("the page did not convert within 20 s", { kind: "too_slow" }),
+      422,
+      "too_slow",
+    ],
     [new Error("boom"), 500, "internal"],
   ];
   for (const [error, status, kind] of cases) {

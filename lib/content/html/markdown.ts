@@ -25,6 +25,7 @@
  * @module
  */
 import { type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
+import { checkCancelled } from "../../runtime/cancel.ts";
 
 /** Decides, per element, whether its whole subtree is page furniture. */
 export interface FurniturePolicy {
@@ -1214,6 +1215,8 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   }
 
   walkHtml(html, handler, new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]));
+  // A conversion given up stops between its stages too (the walk checks as it goes).
+  checkCancelled();
   flushParagraph();
   // Anything still open at the end (unclosed captures) is written as text.
   while (captures.length > 0) {
@@ -1223,6 +1226,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   flushParagraph();
 
   let markdown = parts.join("");
+  checkCancelled();
   let deselectedChars = 0;
   const keep = options.select && blocks.length > 0
     ? options.select(blocks, {

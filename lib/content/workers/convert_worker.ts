@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { unwatchCancel, watchCancel } from "../../runtime/cancel.ts";
+import { checkCancelled, unwatchCancel, watchCancel } from "../../runtime/cancel.ts";
 import { collectNow } from "../../runtime/memory.ts";
 import { ContentError } from "../../errors.ts";
 import { AnchorTable } from "../document/anchors.ts";
@@ -79,7 +79,9 @@ function convert(job: ConvertJob): Converted {
   const html = job.html ??
     new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
   const { anchors, ...init } = convertHtml(html, job.url, job.options);
+  checkCancelled();
   const sections = buildSections(init.markdown, anchors);
+  checkCancelled();
   const features = sectionFeatures(init.markdown, sections);
   const tokens = tokensFromFeatures(init.markdown, sections, features);
   return {

@@ -18,6 +18,12 @@
  *   conversion memory to the pool size times the largest page); further
  *   pages wait in order, at most {@link MAX_QUEUED} of them, and a page
  *   beyond that is refused with an error that says to retry.
+ * - **Deadline**: a page that has been in its worker for
+ *   {@link convertDeadlineMs} (`PARKOUR_CONVERT_DEADLINE_MS`, 20 s by
+ *   default) without converting is given up: its caller gets a {@link ContentError} of kind
+ *   `too_slow` that says so and what to try, the job's flag is raised (the
+ *   conversion throws within a few milliseconds, which frees the core) and
+ *   its worker is ended. Nothing of it is cached.
  * - **Cancel**: in Deno 2.9.6 `Worker.terminate()` does not interrupt a
  *   worker that is running JavaScript (measured: a worker in a busy loop
  *   kept its core seconds after the call). So each job carries a flag in
@@ -38,7 +44,7 @@
  * @module
  */
 import { raiseCancel } from "../../runtime/cancel.ts";
-import { env } from "../../config.ts";
+import { CONVERT_DEADLINE_VARIABLE, convertDeadlineMs, env } from "../../config.ts";
 import { log } from "../../log.ts";
 import { ContentError, type ContentErrorKind } from "../../errors.ts";
 import { wholeBuffer } from "../../runtime/memory.ts";
@@ -80,6 +86,16 @@ export const INDEX_DEADLINE_MS = 5_000;
 /** Pages waiting beyond the running ones before new ones are refused. */
 export const MAX_QUEUED = 32;
 
+/** The error of a page given up at the deadline: what happened and what to try. */
+export function tooSlow(url: string, bytes: number, ms: number): ContentError {
+  const size = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.ceil(bytes / 1e3)} kB`;
+  const seconds = Number((ms / 1000).toFixed(1));
+  return new ContentError(
+    `the page at ${url} (${size} of HTML) did not convert within ${seconds} s, so its conversion was stopped and nothing of it was kept; pages this slow are very large or built to be slow to read (markup nested or broken on purpose). Try a smaller page of the site (a chapter's or a section's own URL), its API, or a text, print or PDF version; where the server or the command runs, ${CONVERT_DEADLINE_VARIABLE} allows more time (now ${ms} ms)`,
+    { kind: "too_slow" },
+  );
+}
+
 const WORKER_URL = new URL("./convert_worker.ts", import.meta.url);
 /** The folder that holds lib/ (and node_modules/ in a checkout). */
 const PROGRAM_DIR = new URL("../../../", import.meta.url);
@@ -102,6 +118,10 @@ interface Slot {
 
 interface Running {
   id: number;
+  /** When it started converting (performance.now()). */
+  started: number;
+  /** Fires at the conversion deadline. */
+  timer?: ReturnType<typeof setTimeout>;
   /** The job's cancel flag (shared with its worker). */
   cancel?: SharedArrayBuffer;
   /** Set once the page is answered: the worker is building its indexes. */
@@ -116,6 +136,8 @@ interface Running {
 }
 
 interface Waiting {
+  /** The page's size, in bytes or characters. */
+  size: number;
   start(slot: Slot): void;
   cancel(reason: unknown): void;
 }
@@ -220,6 +242,7 @@ function spawn(): Slot {
         return;
       }
       if (data.ok) {
+        clearTimeout(job.timer);
         // The slot stays taken while the worker builds the page's indexes.
         const { init, ...rest } = data.converted;
         const indexes = new Promise<IndexParts | undefined>((resolve) => job.indexed = resolve);
@@ -238,6 +261,7 @@ function spawn(): Slot {
         return;
       }
       slot.job = undefined;
+      clearTimeout(job.timer);
       job.reject(rebuildError(data.name, data.message, data.kind));
       release(slot);
     };
@@ -247,6 +271,7 @@ function spawn(): Slot {
       resolve(false);
       const job = slot.job;
       slot.job = undefined;
+      clearTimeout(job?.timer);
       drop(slot);
       job?.reject(new Error(`the conversion worker failed (${event.message})`));
       pump();
@@ -326,27 +351,37 @@ export function convertInWorker(
     const id = nextId++;
     // Shared with the worker: raised on cancel, so the conversion stops itself (cancel.ts).
     const cancel = typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(4) : undefined;
-    const onAbort = () => {
-      const reason = signal!.reason;
+    /** Lets go of the page: out of the queue, or its conversion stopped and its worker ended. */
+    const giveUp = (reason: unknown) => {
       const i = queue.indexOf(waiting);
       if (i >= 0) queue.splice(i, 1);
       if (cancel) raiseCancel(cancel);
       if (slot && slot.job?.id === id) {
         // The CPU work stops now: the worker goes, a fresh one comes when needed.
+        clearTimeout(slot.job.timer);
         slot.job = undefined;
         drop(slot);
         pump();
       }
+      done();
       reject(reason);
     };
+    const onAbort = () => giveUp(signal!.reason);
     const done = () => signal?.removeEventListener("abort", onAbort);
+    const size = "html" in input ? input.html.length : input.bytes.length;
     const waiting: Waiting = {
+      size,
       start: (s) => {
         slot = s;
         if (s.idle !== undefined) clearTimeout(s.idle);
         s.idle = undefined;
+        const deadline = convertDeadlineMs();
+        const timer = setTimeout(() => giveUp(tooSlow(url, size, deadline)), deadline);
+        Deno.unrefTimer(timer);
         s.job = {
           id,
+          started: performance.now(),
+          timer,
           cancel,
           resolve: (init) => {
             done();
@@ -362,6 +397,7 @@ export function convertInWorker(
           if (!ok) {
             // The worker could not load: this process converts in-thread from now on.
             usable = false;
+            clearTimeout(s.job.timer);
             s.job = undefined;
             done();
             resolve(undefined);
