@@ -24,6 +24,12 @@
  *   `too_slow` that says so and what to try, the job's flag is raised (the
  *   conversion throws within a few milliseconds, which frees the core) and
  *   its worker is ended. Nothing of it is cached.
+ * - **Second lane**: when every worker has held its page for
+ *   {@link LANE_AFTER_MS} and a page of at most {@link LANE_MAX_BYTES}
+ *   waits, one more worker starts for it (and for the small pages after
+ *   it; it ends when none waits), so a slow page holds the small pages
+ *   behind it for half a second, not for its deadline. The memory it adds
+ *   is one such page's conversion (about 100 MiB for 4 MB: docs/deploy.md).
  * - **Cancel**: in Deno 2.9.6 `Worker.terminate()` does not interrupt a
  *   worker that is running JavaScript (measured: a worker in a busy loop
  *   kept its core seconds after the call). So each job carries a flag in
@@ -96,6 +102,13 @@ export function tooSlow(url: string, bytes: number, ms: number): ContentError {
   );
 }
 
+/** A page waits this long behind busy workers before a second lane starts for it. */
+export const LANE_AFTER_MS = 500;
+/** Largest page the second lane takes (a small page is not held behind a large one). */
+export const LANE_MAX_BYTES = 4 * 1024 * 1024;
+/** Workers the second lane may add beyond {@link poolSize}. */
+export const EXTRA_LANES = 1;
+
 const WORKER_URL = new URL("./convert_worker.ts", import.meta.url);
 /** The folder that holds lib/ (and node_modules/ in a checkout). */
 const PROGRAM_DIR = new URL("../../../", import.meta.url);
@@ -111,6 +124,8 @@ export class PoolBusyError extends Error {
 
 interface Slot {
   worker: Worker;
+  /** A second-lane worker: it takes only pages of at most {@link LANE_MAX_BYTES}, and never idles. */
+  lane?: boolean;
   ready: Promise<boolean>;
   job?: Running;
   idle?: ReturnType<typeof setTimeout>;
@@ -208,9 +223,9 @@ export function workersUsable(): boolean {
   return usable;
 }
 
-function spawn(): Slot {
+function spawn(lane = false): Slot {
   const worker = new Worker(WORKER_URL, { type: "module", name: "parkour-convert" });
-  const slot: Slot = { worker, ready: Promise.resolve(false) };
+  const slot: Slot = { worker, lane, ready: Promise.resolve(false) };
   slot.ready = new Promise<boolean>((resolve) => {
     worker.onmessage = (event: MessageEvent) => {
       const data = event.data as ConvertReply | ConvertPart | WorkerHeap | { ready: true };
@@ -297,10 +312,26 @@ function drop(slot: Slot): void {
   if (i >= 0) slots.splice(i, 1);
 }
 
+/** Whether `slot` may take the page `waiting` (a second lane takes only small pages). */
+function fits(slot: Slot, waiting: Waiting): boolean {
+  return !slot.lane || waiting.size <= LANE_MAX_BYTES;
+}
+
+/** The first waiting page `slot` may take, out of the queue; undefined when none. */
+function nextFor(slot: Slot): Waiting | undefined {
+  const i = queue.findIndex((w) => fits(slot, w));
+  return i < 0 ? undefined : queue.splice(i, 1)[0];
+}
+
 function release(slot: Slot): void {
-  const next = queue.shift();
+  const next = nextFor(slot);
   if (next) {
     next.start(slot);
+    return;
+  }
+  // A second lane ends as soon as no small page waits for it: its memory goes back at once.
+  if (slot.lane) {
+    drop(slot);
     return;
   }
   const idle = setTimeout(() => drop(slot), idleMs);
@@ -308,15 +339,42 @@ function release(slot: Slot): void {
   slot.idle = idle;
 }
 
-/** Starts queued jobs while slots can be had. */
+let laneCheck: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Starts queued jobs while slots can be had: a free worker, a new one up to
+ * the pool's size, then the second lane: one more worker for a page of at
+ * most {@link LANE_MAX_BYTES}, once every worker of the pool has held its
+ * page for {@link LANE_AFTER_MS} (until then a timer looks again).
+ */
 function pump(): void {
   while (queue.length > 0) {
-    const free = slots.find((s) => !s.job);
+    const free = slots.find((s) => !s.job && queue.some((w) => fits(s, w)));
     if (free) {
-      queue.shift()!.start(free);
-    } else if (slots.length < poolSize()) {
+      nextFor(free)!.start(free);
+      continue;
+    }
+    const pool = slots.filter((s) => !s.lane);
+    if (pool.length < poolSize()) {
       queue.shift()!.start(spawn());
-    } else return;
+      continue;
+    }
+    if (slots.length - pool.length >= EXTRA_LANES) return;
+    const small = queue.findIndex((w) => w.size <= LANE_MAX_BYTES);
+    if (small < 0) return;
+    const now = performance.now();
+    const held = Math.min(...pool.map((s) => now - (s.job?.started ?? now)));
+    if (held < LANE_AFTER_MS) {
+      if (laneCheck === undefined) {
+        laneCheck = setTimeout(() => {
+          laneCheck = undefined;
+          pump();
+        }, LANE_AFTER_MS - held + 5);
+        Deno.unrefTimer(laneCheck);
+      }
+      return;
+    }
+    queue.splice(small, 1)[0].start(spawn(true));
   }
 }
 
