@@ -1190,7 +1190,9 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   function writeTable(table: TableState) {
     const rows = table.rows.filter((r) => r.length > 0);
     if (rows.length === 0) return;
-    const width = Math.max(...rows.map((r) => r.length));
+    // A loop, not Math.max(...): a table of 200,000 rows overflows the stack with its arguments.
+    let width = 0;
+    for (const r of rows) if (r.length > width) width = r.length;
     if (width === 1 || (rows.length === 1 && !table.hasHead)) {
       // A layout table or a single row: plain paragraphs read better.
       for (const r of rows) {

@@ -34,6 +34,13 @@ Deno.test("hostile: every shape converts, main content selected, without an erro
   }
 });
 
+Deno.test("hostile: a table of 250,000 rows converts (its width is not spread into arguments)", () => {
+  // Math.max(...rows) over 200,000 rows or more threw 'Maximum call stack size exceeded'.
+  const rows = 250_000;
+  const out = md(`<table>${"<tr><td>r</td><td>b</td></tr>".repeat(rows)}</table>`);
+  assert.equal(out.match(/^\| r +\| b +\|$/gm)?.length, rows);
+});
+
 Deno.test("hostile: a paragraph of links keeps every link, spaced, in order", () => {
   const out = md(shape("links").page(100_000));
   const links = out.match(/\[link \d+\]\(https:\/\/example\.org\/l\d+\)/g)!;
