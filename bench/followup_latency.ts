@@ -15,21 +15,28 @@
  * the start task's flags, started in its own folder so its own import map
  * and conversion workers load); a local upstream on 127.0.0.1 serves the
  * page (WHATWG HTML by default, `--page ecma262`). Each server reads it
- * once and builds its indexes before anything is timed, then every request
- * is warmed once. The timed rounds alternate between the servers (this one
- * first in even rounds, the baseline first in odd ones), each round asking
- * every request of every kind once, one at a time:
+ * once and builds its indexes, then answers a warm-up set of requests of
+ * every kind (the JIT) before anything is timed. The timed rounds alternate
+ * between the servers (this one first in even rounds, the baseline first in
+ * odd ones); each round asks requests no earlier round or warm-up asked (an
+ * agent's follow-ups are new questions: nothing is timed twice), the same
+ * ones of both servers, one at a time:
  *
  * - sections: 40 sections spread over the outline, by address, whole (the
  *   HTTP API returns a section whole without `max_tokens`);
- * - searches: 12 keyword queries at the default budget (5,000 tokens);
- * - questions: the development set's questions on the page
- *   (`bench/questions/dev.json`), at the default budget (600).
+ * - searches: 12 keyword searches made of the two longest words of a
+ *   section title, at the default budget (5,000 tokens);
+ * - questions: 12 of the question sets' questions on the page
+ *   (`bench/questions/dev.json`, `heldout.json`, `tune_specs.json`), at
+ *   the default budget (600).
  *
- * The time is from the request to the last byte of the answer. Prints p50,
- * p95 and max per kind and server, and the ratio of this checkout to the
- * baseline. The machine is shared: compare ratios and medians of the same
- * run, not figures of different runs.
+ * The time is from the request to the last byte of the answer, and the
+ * server's CPU time for it (all its threads, from each thread's
+ * `/proc/PID/task/TID/schedstat`, Linux only), which the load of a shared
+ * machine moves less.
+ * Prints p50, p95 and max per kind and server, and the ratios of this
+ * checkout to the baseline. Compare ratios and medians of the same run, not
+ * figures of different runs.
  *
  * @module
  */
@@ -53,37 +60,9 @@ if (!shared) {
   Deno.exit(0);
 }
 
-/** Keyword searches over the page (words every version of it holds). */
-const SEARCHES: Record<string, string[]> = {
-  whatwg_html: [
-    "canvas",
-    "event loop",
-    "insertion mode table",
-    "srcset",
-    '"document.write"',
-    "form submission",
-    "custom elements",
-    "history traversal",
-    "microtask checkpoint",
-    "localStorage",
-    "drag and drop",
-    "dialog element",
-  ],
-  ecma262: [
-    "Array.prototype.at",
-    "ToPrimitive",
-    "Proxy invariants",
-    "async generator",
-    "RegExp lookbehind",
-    '"tagged template"',
-    "BigInt",
-    "WeakRef",
-    "destructuring assignment",
-    "Promise.all",
-    "module namespace",
-    "strict mode",
-  ],
-};
+const SECTIONS = 40;
+const SEARCHES = 12;
+const QUESTIONS = 12;
 
 interface Server {
   name: string;
@@ -159,11 +138,13 @@ if (values.baseline) {
 
 type Kind = "section" | "search" | "question";
 type Request = { kind: Kind; params: Record<string, string> };
+type Table = Map<string, Record<Kind, number[]>>;
 
-const requests: Request[] = [];
-const times = new Map<string, Record<Kind, number[]>>();
-const cpu = new Map<string, Record<Kind, number[]>>();
-const mcpTimes = new Map<string, Record<Kind, number[]>>();
+const rounds = Number(values.rounds);
+const empty = (): Record<Kind, number[]> => ({ section: [], search: [], question: [] });
+const times: Table = new Map(servers.map((s) => [s.name, empty()]));
+const cpu: Table = new Map(servers.map((s) => [s.name, empty()]));
+const mcpTimes: Table = new Map(servers.map((s) => [s.name, empty()]));
 const closers: (() => Promise<void>)[] = [];
 try {
   // Read the page and build its indexes on every server.
@@ -174,8 +155,8 @@ try {
     await api({ search: "warm" });
     await api({ query: "how is this warmed up?" });
   }
-  // The sections: 40 spread over the outline, from this checkout's outline windows.
-  const addresses: string[] = [];
+  // The outline, from this checkout: addresses and titles.
+  const outline: { address: string; title: string }[] = [];
   for (let slice = 0;; slice++) {
     const o = JSON.parse(
       await get(
@@ -185,68 +166,88 @@ try {
           format: "json",
         })}`,
       ),
-    ) as { sections: { address: string }[]; total_slices?: number };
-    addresses.push(...o.sections.map((s) => s.address));
+    ) as { sections: { address: string; title: string }[]; total_slices?: number };
+    outline.push(...o.sections);
     if (slice + 1 >= (o.total_slices ?? 1)) break;
   }
-  const step = addresses.length / 40;
-  for (let i = 0; i < 40; i++) {
-    requests.push({ kind: "section", params: { section: addresses[Math.floor(i * step)] } });
+  // Request sets: set 0 warms up, set r + 1 is round r's; no request is in two sets.
+  const sets = rounds + 1;
+  const requests: Request[][] = Array.from({ length: sets }, () => []);
+  const stride = Math.floor(outline.length / SECTIONS);
+  for (let set = 0; set < sets; set++) {
+    for (let i = 0; i < SECTIONS; i++) {
+      const at = (i * stride + set) % outline.length;
+      requests[set].push({ kind: "section", params: { section: outline[at].address } });
+    }
   }
-  for (const q of SEARCHES[values.page!] ?? SEARCHES.whatwg_html) {
-    requests.push({ kind: "search", params: { search: q } });
+  const searches = [
+    ...new Set(
+      outline.map((s) => {
+        const words = [...new Set(s.title.toLowerCase().match(/[a-z]{5,}/g) ?? [])];
+        return words.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).slice(0, 2).join(" ");
+      }).filter((q) => q.includes(" ")),
+    ),
+  ];
+  const searchStride = Math.max(1, Math.floor(searches.length / (SEARCHES * sets)));
+  searches.filter((_, i) => i % searchStride === 0).slice(0, SEARCHES * sets).forEach((q, i) =>
+    requests[i % sets].push({ kind: "search", params: { search: q } })
+  );
+  const questions: string[] = [];
+  for (const set of ["dev", "heldout", "tune_specs"]) {
+    const list = JSON.parse(
+      await Deno.readTextFile(`${ROOT_DIR}/bench/questions/${set}.json`),
+    ) as { page: string; question: string }[];
+    questions.push(...list.filter((q) => q.page === `real:${values.page}`).map((q) => q.question));
   }
-  const questions = (JSON.parse(
-    await Deno.readTextFile(`${ROOT_DIR}/bench/questions/dev.json`),
-  ) as { page: string; question: string }[]).filter((q) => q.page === `real:${values.page}`);
-  for (const q of questions) requests.push({ kind: "question", params: { query: q.question } });
+  questions.slice(0, QUESTIONS * sets).forEach((q, i) =>
+    requests[i % sets].push({ kind: "question", params: { query: q } })
+  );
 
-  const call = async (s: Server, r: Request) => {
+  const call = async (s: Server, r: Request, timed: boolean) => {
     const c = cpuMs(s.child.pid);
     const t = performance.now();
     await get(`${s.base}/api?${new URLSearchParams({ url: pageUrl, ...r.params })}`);
     const wall = performance.now() - t;
-    cpu.get(s.name)?.[r.kind].push(cpuMs(s.child.pid) - c);
-    return wall;
+    if (timed) {
+      times.get(s.name)![r.kind].push(wall);
+      cpu.get(s.name)![r.kind].push(cpuMs(s.child.pid) - c);
+    }
   };
   // The MCP face: the SDK client over Streamable HTTP, one session per server.
-  const clients = new Map<string, (r: Request) => Promise<number>>();
+  const clients = new Map<string, (r: Request, timed: boolean) => Promise<void>>();
   if (values.mcp) {
     const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
     for (const s of servers) {
       const client = new Client({ name: "followup-bench", version: "1" });
       await client.connect(new StreamableHTTPClientTransport(new URL(s.mcp)));
       closers.push(() => client.close());
-      clients.set(s.name, async (r) => {
+      clients.set(s.name, async (r, timed) => {
         const args: Record<string, unknown> = { url: pageUrl, ...r.params };
         const t = performance.now();
         const out = await client.callTool({ name: "web_fetch_incisive", arguments: args });
         if (out.isError) throw new Error(JSON.stringify(out.content).slice(0, 300));
-        return performance.now() - t;
+        if (timed) mcpTimes.get(s.name)![r.kind].push(performance.now() - t);
       });
     }
   }
-  // Every request once on every server (the JIT, and each answer's first use); the warm-up
-  // is not counted (the tables are made after it).
+  // The warm-up set, twice, on every server; the MCP face gets the same requests after the API.
   for (const s of servers) {
-    for (const r of requests) {
-      await call(s, r);
-      await clients.get(s.name)?.(r);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const r of requests[0]) {
+        await call(s, r, false);
+        await clients.get(s.name)?.(r, false);
+      }
     }
   }
-  const empty = (): Record<Kind, number[]> => ({ section: [], search: [], question: [] });
-  for (const s of servers) {
-    times.set(s.name, empty());
-    mcpTimes.set(s.name, empty());
-    cpu.set(s.name, empty());
-  }
-  const rounds = Number(values.rounds);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse();
     for (const s of order) {
-      for (const r of requests) times.get(s.name)![r.kind].push(await call(s, r));
+      for (const r of requests[round + 1]) await call(s, r, true);
+    }
+    // The MCP face asks the same requests after both servers answered them over the API.
+    for (const s of order) {
       const mcp = clients.get(s.name);
-      if (mcp) { for (const r of requests) mcpTimes.get(s.name)![r.kind].push(await mcp(r)); }
+      if (mcp) { for (const r of requests[round + 1]) await mcp(r, true); }
     }
   }
 } finally {
@@ -269,10 +270,7 @@ console.log(
     new Date().toISOString().slice(0, 16)
   }Z); ms, p50 / p95 / max\n`,
 );
-const faces: [string, Map<string, Record<Kind, number[]>>][] = [
-  ["HTTP API", times],
-  ["HTTP API, server CPU", cpu],
-];
+const faces: [string, Table][] = [["HTTP API", times], ["HTTP API, server CPU", cpu]];
 if (values.mcp) faces.push(["MCP over HTTP", mcpTimes]);
 const header = ["face", "kind", "n", ...servers.map((s) => s.name)];
 if (servers.length > 1) header.push("p50 ratio", "p95 ratio");

@@ -29,6 +29,7 @@ import {
   fitToBudgetSync,
   tokenizerLoaded,
 } from "../content/tokens/count.ts";
+import { bestPieceCount, countPiecesSync } from "../content/tokens/pieces.ts";
 import {
   cutToBudget,
   findSections,
@@ -94,7 +95,12 @@ export interface ViewResult {
   messages: Message[];
   /** Set when the view had to cut: estimated tokens of the whole and of what was kept. */
   cut?: { totalTokens: number; keptTokens: number };
-  /** Estimated tokens of everything returned (body and extra). */
+  /**
+   * Tokens of everything returned (body and extra, and the title line shown
+   * with a body): real o200k tokens once the face loaded the tokenizer, else
+   * estimates. Counted when first read (an answer that does not show it,
+   * such as a section over the HTTP API, counts nothing) and then kept.
+   */
   returnedTokens: number;
   /** With query: the extraction. */
   extract?: QueryExtraction;
@@ -212,12 +218,32 @@ const LIST_HEAD = "\n\n---\n\nSections:\n";
 /**
  * The exact check of what goes out: blocks were chosen on the estimate;
  * once the face loaded the tokenizer, `text` (followed by `tail`, which
- * counts in the budget) is trimmed until it fits `budget` real tokens.
+ * counts in the budget) is trimmed until it fits `budget` real tokens. What
+ * fits, as nearly every answer does, is counted from the counts of its
+ * lines (`tokens/pieces.ts`), most of them counted before.
  */
 function fit(text: string, budget: number, tail = ""): { text: string; trimmed: boolean } {
-  return tokenizerLoaded() && Number.isFinite(budget)
-    ? fitToBudgetSync(text, budget, tail)
-    : { text: text + tail, trimmed: false };
+  if (!tokenizerLoaded() || !Number.isFinite(budget)) return { text: text + tail, trimmed: false };
+  // fitToBudgetSync's own test: within the budget (whole, without a tail), the text as it is.
+  const limit = tail === "" ? Math.max(0, Math.floor(budget)) : budget;
+  if (countPiecesSync(text + tail) <= limit) return { text: text + tail, trimmed: false };
+  return fitToBudgetSync(text, budget, tail);
+}
+
+const MARKDOWN_TOKENS = Symbol("the Markdown's o200k tokens");
+
+/** Real tokens of a Document's whole Markdown, counted once per Document. */
+function markdownTokens(doc: Document): number {
+  return doc.memo(MARKDOWN_TOKENS, () => ({
+    tokens: countTokensSync(doc.markdown),
+    approxBytes: () => 32,
+  })).tokens;
+}
+
+/** Real tokens of a view's text when the tokenizer is loaded (else the estimate). */
+function bodyCount(doc: Document, text: string): number {
+  if (text === doc.markdown) return tokenizerLoaded() ? markdownTokens(doc) : doc.tokens;
+  return bestPieceCount(text);
 }
 
 /** The section list that follows a cut page, within `budget` tokens ("" when none fits). */
@@ -260,7 +286,7 @@ function pageBody(
   // so a page it puts near the budget is counted.
   const exact = tokenizerLoaded() && Number.isFinite(budget);
   const fits = exact
-    ? total < budget / 2 || (total <= budget * 2 && countTokensSync(doc.markdown) <= budget)
+    ? total < budget / 2 || (total <= budget * 2 && markdownTokens(doc) <= budget)
     : total <= budget;
   if (fits) return { text: doc.markdown, listed: false };
   let list = "";
@@ -268,13 +294,13 @@ function pageBody(
     list = sectionList(doc, Math.floor(budget * SECTION_LIST_SHARE));
   }
   const tail = list ? LIST_HEAD + list : "";
-  const c = cutToBudget(doc.markdown, Math.max(1, budget - bestCount(tail)), total, exact);
+  const c = cutToBudget(doc.markdown, Math.max(1, budget - bestPieceCount(tail)), total, exact);
   const f = fit(c.text, budget, tail);
   return {
     text: f.text,
     cut: {
       totalTokens: total,
-      keptTokens: bestCount(f.text.slice(0, f.text.length - tail.length)),
+      keptTokens: bestPieceCount(f.text.slice(0, f.text.length - tail.length)),
     },
     listed: list !== "",
   };
@@ -344,7 +370,8 @@ function extractWithin(
   let asked = limit;
   let x = first;
   for (let round = 1;; round++) {
-    const real = countTokensSync(x.text);
+    // The answers of one question share most of their lines: each line is counted once.
+    const real = countPiecesSync(x.text);
     const fitted = x.extracted && !x.overBudget && real <= budget;
     if (fitted && real > bestReal) [best, bestReal] = [x, real];
     if (fitted) lo = Math.max(lo, asked);
@@ -523,7 +550,7 @@ function sectionView(
         ? "untrusted content: closest section names"
         : "untrusted content: sections of the same name",
     };
-    room -= bestCount(content);
+    room -= bestPieceCount(content);
   }
   if (ambiguous.length > 0) {
     r.facts.push(["sections_ambiguous", ambiguous.map((l) => trusted.echo(l.request, 120))]);
@@ -592,7 +619,7 @@ function windowedNote(
   if (windowed.length === 0) return;
   const whole = entries.filter((e) => r.shownSlices?.includes(e.index));
   const totalTokens = whole.reduce((sum, e) => sum + estimateTokens(e.text), 0);
-  r.cut = { totalTokens, keptTokens: bestCount(r.body) };
+  r.cut = { totalTokens, keptTokens: bestPieceCount(r.body) };
   r.facts.push(["truncated", true]);
   const i = windowed[0];
   const size = estimateTokens(entries.find((e) => e.index === i)?.text ?? "");
@@ -766,11 +793,14 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
       break;
   }
   for (const w of chosen.warnings) r.messages.unshift(warning`${w}`);
-  r.returnedTokens =
-    (r.body === doc.markdown && !tokenizerLoaded() ? doc.tokens : bestCount(r.body)) +
-    (r.extra ? bestCount(r.extra.content) : 0) +
-    // The title line counts where it is shown: not when the text opens with that heading.
-    (r.body ? reserve - (bodyTitle(r.body, doc.title) ? 0 : titleTokens) : 0);
+  const { body, extra } = r;
+  countWhenRead(
+    r,
+    () =>
+      bodyCount(doc, body) + (extra ? bestPieceCount(extra.content) : 0) +
+      // The title line counts where it is shown: not when the text opens with that heading.
+      (body ? reserve - (bodyTitle(body, doc.title) ? 0 : titleTokens) : 0),
+  );
   if (r.cut || r.extra || v.kind === "query") r.facts.push(["returned_tokens", r.returnedTokens]);
   return r;
 }
@@ -824,8 +854,20 @@ export function outline(
       }, the last ${readOutline({ slice: -1 })}`
       : hint`read a section: ${read}`,
   );
-  r.returnedTokens = bestCount(r.body);
+  const body = r.body;
+  countWhenRead(r, () => bestPieceCount(body));
   return r;
+}
+
+/** Makes `r.returnedTokens` the value of `count`, counted when first read. */
+function countWhenRead(r: ViewResult, count: () => number): void {
+  let tokens: number | undefined;
+  Object.defineProperty(r, "returnedTokens", {
+    get: () => tokens ??= count(),
+    set: (value: number) => tokens = value,
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 /** The hint for a page that is an empty JavaScript shell. */

@@ -10,6 +10,7 @@ import { slugify, stripNumber } from "./sections.ts";
 import { blocks, sliceLabel } from "./slices.ts";
 import { windowAround } from "./window.ts";
 import { queryMatches } from "../search/matches.ts";
+import { countPiecesSync } from "../tokens/pieces.ts";
 import {
   countTokensSync,
   estimateTokens,
@@ -508,7 +509,7 @@ export function cutToBudget(
     return { text: markdown, truncated: false, totalTokens, keptTokens: totalTokens };
   }
   if (exact && totalTokens <= maxTokens * 2) {
-    const real = countTokensSync(markdown);
+    const real = countPiecesSync(markdown);
     if (real <= budget) return { text: markdown, truncated: false, totalTokens, keptTokens: real };
   }
   // A block's real cost is counted with the end of the text before it, since o200k can join
@@ -521,7 +522,7 @@ export function cutToBudget(
       if (tokenWeight(piece) > 2 * (budget - used) + 64) return Infinity;
       const context = Math.max(markdown.lastIndexOf("\n", from - 1) + 1, from - 200, 0);
       const before = markdown.slice(context, from);
-      return countTokensSync(before + piece) - countTokensSync(before);
+      return countPiecesSync(before + piece) - countPiecesSync(before);
     }
     : (from: number, to: number) => tokenWeight(markdown.slice(from, to));
   let used = 0;
@@ -554,7 +555,7 @@ export function cutToBudget(
     return { text: text.trimEnd(), truncated: true, totalTokens, keptTokens: estimateTokens(text) };
   }
   // The whole blocks, counted as one text (what the joins cost is exact then).
-  const whole = countTokensSync(text);
+  const whole = countPiecesSync(text);
   if (whole < budget * EXACT_FILL) {
     const inside = cutInside(
       markdown.slice(end, over),
@@ -564,10 +565,10 @@ export function cutToBudget(
     if (inside.text.trim() !== "") text = markdown.slice(0, end) + inside.text;
   }
   text = text.trimEnd();
-  let kept = countTokensSync(text);
+  let kept = countPiecesSync(text);
   if (kept > budget) {
     text = prefixWithinSync(text, budget).text;
-    kept = countTokensSync(text);
+    kept = countPiecesSync(text);
   }
   return { text, truncated: true, totalTokens, keptTokens: kept };
 }
@@ -634,7 +635,8 @@ export function renderSlices(
   maxTokens: number,
   options: { query?: string; exact?: boolean } = {},
 ): RenderedSlices {
-  const measure = options.exact ? countTokensSync : estimateTokens;
+  // Exact costs from the counts of the slices' lines, which come back in other searches.
+  const measure = options.exact ? countPiecesSync : estimateTokens;
   const out: string[] = [];
   const shown: number[] = [];
   const windowed: number[] = [];
