@@ -564,7 +564,10 @@ function sectionView(
     const sv = sectionsView(doc, found, v.autoExpand);
     r.sectionsReturned = sv.returned;
     r.facts.push(["sections_returned", sv.returned.length]);
-    const c = cutToBudget(sv.text, Math.max(1, room), undefined, tokenizerLoaded());
+    // Without a budget (the HTTP API's whole sections) there is nothing to cut or count.
+    const c = Number.isFinite(room)
+      ? cutToBudget(sv.text, Math.max(1, room), undefined, tokenizerLoaded())
+      : { text: sv.text, truncated: false, totalTokens: 0, keptTokens: 0 };
     const f = fit(c.text, Math.max(1, room));
     r.body = f.text;
     if (c.truncated || f.trimmed) {
