@@ -38,6 +38,7 @@ import {
   sectionLine,
   type SectionLookup,
   sectionsView,
+  sliceCounts,
   sliceEntries,
   type SliceEntry,
 } from "../content/document/views.ts";
@@ -222,12 +223,34 @@ const LIST_HEAD = "\n\n---\n\nSections:\n";
  * fits, as nearly every answer does, is counted from the counts of its
  * lines (`tokens/pieces.ts`), most of them counted before.
  */
-function fit(text: string, budget: number, tail = ""): { text: string; trimmed: boolean } {
+function fit(
+  text: string,
+  budget: number,
+  tail = "",
+  known?: number,
+): { text: string; trimmed: boolean; tokens?: number } {
   if (!tokenizerLoaded() || !Number.isFinite(budget)) return { text: text + tail, trimmed: false };
   // fitToBudgetSync's own test: within the budget (whole, without a tail), the text as it is.
   const limit = tail === "" ? Math.max(0, Math.floor(budget)) : budget;
-  if (countPiecesSync(text + tail) <= limit) return { text: text + tail, trimmed: false };
+  // `known`: the real count of `text`, which the view already made.
+  const tokens = known !== undefined && tail === "" ? known : countPiecesSync(text + tail);
+  if (tokens <= limit) return { text: text + tail, trimmed: false, tokens };
   return fitToBudgetSync(text, budget, tail);
+}
+
+/** The real tokens of a view's body, when the view counted them while making it. */
+const bodyTokens = new WeakMap<ViewResult, { body: string; tokens: number }>();
+
+/** Sets `r.body` to `f.text`, keeping its count when `f` has one. */
+function setBody(r: ViewResult, f: { text: string; tokens?: number }): void {
+  r.body = f.text;
+  if (f.tokens !== undefined) bodyTokens.set(r, { body: f.text, tokens: f.tokens });
+}
+
+/** The real tokens of `r.body` that the view kept, if any. */
+function keptCount(r: ViewResult): number | undefined {
+  const kept = bodyTokens.get(r);
+  return kept?.body === r.body ? kept.tokens : undefined;
 }
 
 const MARKDOWN_TOKENS = Symbol("the Markdown's o200k tokens");
@@ -622,7 +645,7 @@ function windowedNote(
   if (windowed.length === 0) return;
   const whole = entries.filter((e) => r.shownSlices?.includes(e.index));
   const totalTokens = whole.reduce((sum, e) => sum + estimateTokens(e.text), 0);
-  r.cut = { totalTokens, keptTokens: bestPieceCount(r.body) };
+  r.cut = { totalTokens, keptTokens: keptCount(r) ?? bestPieceCount(r.body) };
   r.facts.push(["truncated", true]);
   const i = windowed[0];
   const size = estimateTokens(entries.find((e) => e.index === i)?.text ?? "");
@@ -662,8 +685,12 @@ function searchView(doc: Document, query: string, budget: number): ViewResult {
     return r;
   }
   const entries = sliceEntries(doc, r.matchedSlices);
-  const rendered = renderSlices(entries, budget, { query, exact: tokenizerLoaded() });
-  r.body = fit(rendered.text, budget).text;
+  const rendered = renderSlices(entries, budget, {
+    query,
+    exact: tokenizerLoaded(),
+    counts: sliceCounts(doc),
+  });
+  setBody(r, fit(rendered.text, budget, "", rendered.tokens));
   r.shownSlices = rendered.shown;
   r.facts.push(["matched_slices", r.matchedSlices]);
   windowedNote(r, rendered.windowed, entries, budget, "the part around its match");
@@ -705,8 +732,11 @@ function slicesView(doc: Document, requested: number[], budget: number): ViewRes
     return r;
   }
   const entries = sliceEntries(doc, valid);
-  const rendered = renderSlices(entries, budget, { exact: tokenizerLoaded() });
-  r.body = fit(rendered.text, budget).text;
+  const rendered = renderSlices(entries, budget, {
+    exact: tokenizerLoaded(),
+    counts: sliceCounts(doc),
+  });
+  setBody(r, fit(rendered.text, budget, "", rendered.tokens));
   r.shownSlices = rendered.shown;
   r.facts.push(["slices", rendered.shown]);
   windowedNote(r, rendered.windowed, entries, budget, "its beginning");
@@ -797,10 +827,11 @@ export function view(doc: Document, req: PageRequest, options: ViewOptions = {})
   }
   for (const w of chosen.warnings) r.messages.unshift(warning`${w}`);
   const { body, extra } = r;
+  const known = keptCount(r);
   countWhenRead(
     r,
     () =>
-      bodyCount(doc, body) + (extra ? bestPieceCount(extra.content) : 0) +
+      (known ?? bodyCount(doc, body)) + (extra ? bestPieceCount(extra.content) : 0) +
       // The title line counts where it is shown: not when the text opens with that heading.
       (body ? reserve - (bodyTitle(body, doc.title) ? 0 : titleTokens) : 0),
   );

@@ -10,7 +10,8 @@ import { slugify, stripNumber } from "./sections.ts";
 import { blocks, sliceLabel } from "./slices.ts";
 import { windowAround } from "./window.ts";
 import { queryMatches } from "../search/matches.ts";
-import { countPiecesSync } from "../tokens/pieces.ts";
+import { countPiecesSync, countWithBreak } from "../tokens/pieces.ts";
+import { typedArrayBytes } from "../../runtime/heap.ts";
 import {
   countTokensSync,
   estimateTokens,
@@ -619,6 +620,51 @@ export interface RenderedSlices {
   shown: number[];
   /** Slices shown in part: a window around their match, its cut edges marked. */
   windowed: number[];
+  /** With `exact`: the real tokens of `text`. */
+  tokens?: number;
+}
+
+/**
+ * The real token counts of a Document's slices as {@link renderSlices}
+ * shows them, kept with the Document (one of its memos): a slice's block
+ * (`--- slice N (label) ---` and its text), the block followed by a blank
+ * line, and its text alone. A slice a search shows again, in this search's
+ * window or the next search's answer, is not counted again, however many
+ * other pages' lines have gone through the tokenizer since.
+ */
+export class SliceCounts {
+  readonly #counts: Int32Array<ArrayBuffer>;
+
+  /** Room for `slices` slices, none counted yet. */
+  constructor(slices: number) {
+    this.#counts = new Int32Array(3 * slices).fill(-1);
+  }
+
+  /** `kind`'s count of slice `index`: kept, or `count()` kept now. */
+  get(index: number, kind: "block" | "followed" | "text", count: () => number): number {
+    const at = 3 * index + (kind === "block" ? 0 : kind === "followed" ? 1 : 2);
+    if (at >= this.#counts.length) return count();
+    let n = this.#counts[at];
+    if (n < 0) this.#counts[at] = n = count();
+    return n;
+  }
+
+  /** Bytes held. */
+  approxBytes(): number {
+    return typedArrayBytes(this.#counts.byteLength);
+  }
+
+  /** The array, given back when its Document is released. */
+  arrays(): Iterable<ArrayBufferView> {
+    return [this.#counts];
+  }
+}
+
+const SLICE_COUNTS = Symbol("slice counts");
+
+/** The kept slice counts of `doc` (see {@link SliceCounts}). */
+export function sliceCounts(doc: Document): SliceCounts {
+  return doc.memo(SLICE_COUNTS, () => new SliceCounts(doc.slices.length));
 }
 
 /**
@@ -633,34 +679,47 @@ export interface RenderedSlices {
 export function renderSlices(
   entries: readonly SliceEntry[],
   maxTokens: number,
-  options: { query?: string; exact?: boolean } = {},
+  options: { query?: string; exact?: boolean; counts?: SliceCounts } = {},
 ): RenderedSlices {
+  const exact = options.exact === true;
   // Exact costs from the counts of the slices' lines, which come back in other searches.
-  const measure = options.exact ? countPiecesSync : estimateTokens;
+  const measure = exact ? countPiecesSync : estimateTokens;
+  const counts = exact ? options.counts : undefined;
   const out: string[] = [];
   const shown: number[] = [];
   const windowed: number[] = [];
+  // With `exact`: each block's real count, and its slice when the block is the slice whole.
+  const parts: { tokens?: number; index?: number }[] = [];
   let used = 0;
   for (const e of entries) {
     const head = `--- slice ${e.index} (${e.label}) ---\n`;
     const body = e.text.trim();
     const gap = out.length > 0 ? measure("\n\n") : 0;
-    const cost = measure(head + body) + gap;
+    const block = head + body;
+    const blockTokens = counts
+      ? counts.get(e.index, "block", () => measure(block))
+      : measure(block);
+    const cost = blockTokens + gap;
     if (used + cost <= maxTokens) {
-      out.push(head + body);
+      out.push(block);
       shown.push(e.index);
+      parts.push({ tokens: blockTokens, index: e.index });
       used += cost;
       continue;
     }
     const room = maxTokens - used - gap - measure(head) - 1;
     if (out.length > 0 && room < MIN_WINDOW) break;
     const matches = options.query ? queryMatches(options.query, body) : [];
-    let w = windowAround(body, matches, room, measure);
+    // The slice's text whole is measured by the window first: kept with its other counts.
+    const measured = counts
+      ? (t: string) => t === body ? counts.get(e.index, "text", () => measure(body)) : measure(t)
+      : measure;
+    let w = windowAround(body, matches, room, measured);
     let label = head;
     if (!w) {
       // A heading path too long for the budget: the slice's number alone.
       label = `--- slice ${e.index} ---\n`;
-      w = windowAround(body, matches, maxTokens - used - gap - measure(label) - 1, measure);
+      w = windowAround(body, matches, maxTokens - used - gap - measure(label) - 1, measured);
     }
     if (w) {
       out.push(label + w.text);
@@ -669,10 +728,23 @@ export function renderSlices(
       out.push(truncateToTokens(head + body, maxTokens));
       windowed.push(e.index);
     } else break;
+    parts.push({});
     shown.push(e.index);
     break;
   }
-  return { text: out.join("\n\n"), shown, windowed };
+  const text = out.join("\n\n");
+  if (!exact) return { text, shown, windowed };
+  // The joined text's count: every block but the last with the blank line after it (a block
+  // starts with `---`, so each is a piece of its own; see tokens/pieces.ts).
+  let tokens = 0;
+  parts.forEach((p, j) => {
+    const own = p.tokens ?? measure(out[j]);
+    if (j === parts.length - 1) tokens += own;
+    else if (counts && p.index !== undefined) {
+      tokens += counts.get(p.index, "followed", () => countWithBreak(out[j], own));
+    } else tokens += countWithBreak(out[j], own);
+  });
+  return { text, shown, windowed, tokens };
 }
 
 /** Slice entries for indexes. */

@@ -81,6 +81,24 @@ export function countPiecesSync(text: string): number {
   return total + piece(text, start, text.length);
 }
 
+/**
+ * Exact o200k tokens in `text` followed by a blank line, given `tokens`, the
+ * count of `text`: only its last line is counted again, with the break (the
+ * lines before it are pieces of both texts).
+ */
+export function countWithBreak(text: string, tokens: number): number {
+  let start = 0;
+  for (let i = text.lastIndexOf("\n"); i >= 0; i = text.lastIndexOf("\n", i - 1)) {
+    if (i + 1 < text.length && !JOINS.test(text[i + 1])) {
+      start = i + 1;
+      break;
+    }
+    if (i === 0) break;
+  }
+  const last = text.slice(start);
+  return tokens - countPiecesSync(last) + countPiecesSync(`${last}\n\n`);
+}
+
 /** {@link countPiecesSync} when the tokenizer is loaded, the estimate otherwise. */
 export function bestPieceCount(text: string): number {
   return tokenizerLoaded() ? countPiecesSync(text) : estimateTokens(text);

@@ -4,12 +4,17 @@
  * paragraphs joined in random orders by the separators views write), and
  * on random texts built from the characters that can join a pre-token
  * across a line break (`/`, white space of every kind, punctuation before
- * the break, digits, apostrophes, surrogate halves).
+ * the break, digits, apostrophes, surrogate halves); and a text followed by
+ * a blank line counted from its own count.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { countTokensSync, tokenizerReady } from "../../../lib/content/tokens/count.ts";
-import { countPiecesSync, forgetPieceCounts } from "../../../lib/content/tokens/pieces.ts";
+import {
+  countPiecesSync,
+  countWithBreak,
+  forgetPieceCounts,
+} from "../../../lib/content/tokens/pieces.ts";
 import { htmlDocument } from "../../../lib/content/pipeline.ts";
 
 const PAGES = [
@@ -131,6 +136,12 @@ Deno.test("pieces: the sum holds on texts made to join pre-tokens across line br
     fc.property(fc.array(fc.nat(bits.length - 1), { maxLength: 120 }), (picks) => {
       const text = picks.map((i) => bits[i]).join("");
       assert.equal(countPiecesSync(text), countTokensSync(text), JSON.stringify(text));
+      // Followed by a blank line, from the text's own count.
+      assert.equal(
+        countWithBreak(text, countTokensSync(text)),
+        countTokensSync(`${text}\n\n`),
+        JSON.stringify(text),
+      );
       // Counted again from what was kept.
       assert.equal(countPiecesSync(text), countTokensSync(text), JSON.stringify(text));
     }),
