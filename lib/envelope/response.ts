@@ -17,6 +17,7 @@ import {
   tokenWeight,
   truncateToTokens,
 } from "../content/tokens/count.ts";
+import { bestPieceCount } from "../content/tokens/pieces.ts";
 import { htmlToText } from "../content/html/text.ts";
 import { contentLines, fence, newFenceId, sanitizeLabel } from "./fence.ts";
 import type { Frontmatter, RenderContext } from "./frontmatter.ts";
@@ -92,7 +93,8 @@ export function buildResponse(
   const full = render(parts.map((p) => p.content));
   const dry = { ...context, tips: new TipLedger() };
   const fullText = assemble(fm.render(dry), notes, full);
-  const originalTokens = bestCount(fullText);
+  // Counted from the counts of its lines: most were counted when the view measured its answer.
+  const originalTokens = bestPieceCount(fullText);
   let structured = spec.structured;
   if (originalTokens <= cap) {
     if (structured && bestCount(JSON.stringify(structured)) > cap) {
@@ -121,7 +123,7 @@ export function buildResponse(
   const skeleton = assemble(fm.render(dry), notes, render(parts.map(() => "")));
   // Pieces are chosen on the estimate, then the whole is counted and, if it
   // is still over the cap, cut again with the excess taken off.
-  let room = cap - bestCount(skeleton) - 16;
+  let room = cap - bestPieceCount(skeleton) - 16;
   let fencedCut: string[] = [];
   let returned = 0;
   for (let round = 0; round < 6; round++) {
@@ -132,7 +134,7 @@ export function buildResponse(
       return piece;
     });
     fencedCut = render(cut);
-    returned = bestCount(assemble(fm.render(dry), notes, fencedCut));
+    returned = bestPieceCount(assemble(fm.render(dry), notes, fencedCut));
     if (returned <= cap) break;
     room -= Math.ceil((returned - cap) * 1.1) + 16;
   }
@@ -214,14 +216,14 @@ export { sanitizeLabel };
  * own marker so no unfenced external text results.
  */
 export function capText(text: string, cap: number = RESPONSE_TOKEN_CAP): string {
-  const real = bestCount(text);
+  const real = bestPieceCount(text);
   if (real <= cap) return text;
   const notice = "(response cut: it exceeded the size cap of " + cap +
     " tokens; ask for a narrower view)";
   // The cut is made on the estimate, scaled to the real count, and checked.
   const scale = estimateTokens(text) / real;
   let out = text;
-  for (let room = cap - 64; room > 0 && bestCount(out) > cap; room -= 256) {
+  for (let room = cap - 64; room > 0 && bestPieceCount(out) > cap; room -= 256) {
     const lines = truncateToTokens(text, Math.floor(room * scale)).split("\n");
     let open: string | undefined;
     for (const line of lines) {
