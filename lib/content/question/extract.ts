@@ -910,14 +910,19 @@ export function rankForQuery(
     terms.push(term);
     termWeight.push(Math.min(1, weight));
   }
-  // Unit scores and per-section term frequencies.
-  const unitScore = new Map<number, number>();
-  const unitTerms = new Map<number, number[]>();
+  // Unit scores and per-section term frequencies, summed in arrays indexed by unit and by
+  // section (a common word's postings are thousands of units: a map read and write for each
+  // was most of a question's time), then put in maps in the order units were first met.
   const unitIdf = terms.map((t) => idf(n, (index.postings.get(t)?.length ?? 0) / 2));
-  const sectionTf = new Map<number, Map<number, number>>(); // slot → term index → tf
-  const sectionDf = new Array<number>(terms.length).fill(0);
   const sections = doc.sections;
-  for (let q = 0; q < terms.length; q++) {
+  const slots = sections.length + 1;
+  const T = terms.length;
+  const sum = rankingScratch(n);
+  const met: number[] = []; // units, in the order their first term met them
+  const sectionTf = new Float64Array(slots * T); // slot × term index → tf
+  const slotsMet: number[] = [];
+  const sectionDf = new Array<number>(T).fill(0);
+  for (let q = 0; q < T; q++) {
     const p = index.postings.get(terms[q]);
     if (!p) continue;
     const w = unitIdf[q] * termWeight[q];
@@ -925,22 +930,38 @@ export function rankForQuery(
     for (let k = 0; k < p.length; k += 2) {
       const u = p[k];
       const tf = p[k + 1];
-      unitScore.set(u, (unitScore.get(u) ?? 0) + w * bm25(tf, index.unitLength[u], index.avgUnit));
-      let ut = unitTerms.get(u);
-      if (!ut) unitTerms.set(u, ut = []);
-      ut.push(q, tf);
+      const add = w * bm25(tf, index.unitLength[u], index.avgUnit);
+      if (sum.stamp[u] !== sum.epoch) {
+        sum.stamp[u] = sum.epoch;
+        sum.score[u] = add;
+        sum.terms[u] = [q, tf];
+        met.push(u);
+      } else {
+        sum.score[u] += add;
+        sum.terms[u]!.push(q, tf);
+      }
       const slot = index.slot(units.section(u));
       if (slot !== lastSlot) {
         sectionDf[q]++;
         lastSlot = slot;
       }
-      let m = sectionTf.get(slot);
-      if (!m) sectionTf.set(slot, m = new Map());
-      m.set(q, (m.get(q) ?? 0) + tf);
+      const at = slot * T;
+      if (sectionTf[at + q] === 0) {
+        let first = true;
+        for (let r = 0; r < q && first; r++) if (sectionTf[at + r] > 0) first = false;
+        if (first) slotsMet.push(slot);
+      }
+      sectionTf[at + q] += tf;
     }
   }
   const unitWeight = (u: number): number => !code && units.kind(u) === "code" ? EXAMPLE_WEIGHT : 1;
-  for (const [u, score] of unitScore) unitScore.set(u, score * unitWeight(u));
+  const unitScore = new Map<number, number>();
+  const unitTerms = new Map<number, number[]>();
+  for (const u of met) {
+    unitScore.set(u, sum.score[u] * unitWeight(u));
+    unitTerms.set(u, sum.terms[u]!);
+    sum.terms[u] = undefined;
+  }
   const headed = new Map<number, Set<number>>(); // section → question terms in its heading
   for (let q = 0; q < terms.length; q++) {
     for (const s of index.headingPostings.get(terms[q]) ?? []) {
@@ -949,33 +970,35 @@ export function rankForQuery(
       set.add(q);
     }
   }
-  const slots = sections.length + 1;
   const sectionIdf = terms.map((t, q) =>
     idf(slots, Math.max(sectionDf[q], index.headingPostings.get(t)?.length ?? 0)) * termWeight[q]
   );
 
   const unitMode = sections.length < 2;
   // The best unit of each section: a section with one strong paragraph beats a long, diffuse one.
-  const bestUnit = new Map<number, number>();
+  const bestUnit = new Float64Array(slots);
   for (const [u, score] of unitScore) {
     const slot = index.slot(units.section(u));
-    if (score > (bestUnit.get(slot) ?? 0)) bestUnit.set(slot, score);
+    if (score > bestUnit[slot]) bestUnit[slot] = score;
   }
   const ranked: Ranked[] = [];
   if (!unitMode) {
-    const candidates = new Set<number>([...sectionTf.keys()]);
+    const candidates = new Set<number>(slotsMet);
     for (const s of headed.keys()) candidates.add(s);
     for (const slot of candidates) {
       const section = slot === sections.length ? -1 : slot;
-      const tf = sectionTf.get(slot);
-      const covered = new Set<number>(tf?.keys() ?? []);
+      const at = slot * T;
+      const covered = new Set<number>();
       let score = 0;
-      if (tf) {
-        for (const [q, f] of tf) {
-          score += sectionIdf[q] * bm25(f, index.sectionLength[slot], index.avgSection);
-        }
-        score = SECTION_SHARE * score + bestUnit.get(slot)!;
+      let any = false;
+      for (let q = 0; q < T; q++) {
+        const f = sectionTf[at + q];
+        if (f === 0) continue;
+        any = true;
+        covered.add(q);
+        score += sectionIdf[q] * bm25(f, index.sectionLength[slot], index.avgSection);
       }
+      if (any) score = SECTION_SHARE * score + bestUnit[slot];
       if (section >= 0) {
         for (const q of headed.get(section) ?? []) {
           score += HEADING_WEIGHT * sectionIdf[q];
@@ -1001,6 +1024,36 @@ export function rankForQuery(
     ranked.sort((a, b) => b.score - a.score || a.section - b.section);
   }
   return { unitScore, unitTerms, unitIdf, unitWeight, terms: own, termWeight, ranked, unitMode };
+}
+
+/** Per-unit sums of one ranking, kept between rankings (marked by `epoch`, never cleared). */
+interface RankingScratch {
+  epoch: number;
+  stamp: Int32Array;
+  score: Float64Array;
+  terms: (number[] | undefined)[];
+}
+
+let scratch: RankingScratch | undefined;
+
+/**
+ * Sums for a ranking of a page of `n` units (grown when a larger page comes),
+ * under a new epoch: a unit not stamped with it has no sum yet.
+ */
+function rankingScratch(n: number): RankingScratch {
+  if (!scratch || scratch.stamp.length < n) {
+    scratch = {
+      epoch: 0,
+      stamp: new Int32Array(n),
+      score: new Float64Array(n),
+      terms: new Array(n).fill(undefined),
+    };
+  }
+  if (++scratch.epoch >= 0x7fffffff) {
+    scratch.stamp.fill(0);
+    scratch.epoch = 1;
+  }
+  return scratch;
 }
 
 /** Options of {@link extractForQuery}. */
