@@ -571,6 +571,45 @@ export function convertDeadlineMs(): number {
     DEFAULT_CONVERT_DEADLINE_MS;
 }
 
+/** Who shares the page cache: every user of the service, or each principal apart. */
+export const CACHE_SCOPES = ["shared", "principal"] as const;
+/** A page cache scope. */
+export type CacheScope = typeof CACHE_SCOPES[number];
+/** The variable that sets the page cache scope. */
+export const CACHE_SCOPE_VARIABLE = "PARKOUR_CACHE_SCOPE";
+/** The `serve` flag that sets it for one process. */
+export const CACHE_SCOPE_FLAG = "--cache-scope";
+
+let cacheScopeOverride: CacheScope | undefined;
+let cacheScopeFromEnv: CacheScope | undefined;
+
+/** Sets the page cache scope for this process (the CLI's {@link CACHE_SCOPE_FLAG}). */
+export function setCacheScope(scope: CacheScope | undefined): void {
+  cacheScopeOverride = scope;
+}
+
+/**
+ * Who shares the page cache ({@link CACHE_SCOPE_FLAG}, else
+ * {@link CACHE_SCOPE_VARIABLE}, else `shared`): with `shared` a page one
+ * user of the HTTP service read is served to the next from the cache
+ * (`cached: true`, no upstream request); with `principal` the page cache,
+ * the loads in flight and the replicas' shared store are kept apart per
+ * authenticated principal (lib/net/page_key.ts). A value outside
+ * {@link CACHE_SCOPES} is an error that names the variable; the CLI checks
+ * it at start.
+ */
+export function cacheScope(): CacheScope {
+  if (cacheScopeOverride !== undefined) return cacheScopeOverride;
+  // Read once: every key of every request asks, and the answer must not change under them.
+  if (cacheScopeFromEnv === undefined) {
+    const value = env(CACHE_SCOPE_VARIABLE);
+    cacheScopeFromEnv = value === undefined
+      ? "shared"
+      : oneOf(CACHE_SCOPE_VARIABLE, CACHE_SCOPES, value);
+  }
+  return cacheScopeFromEnv;
+}
+
 /** A size in bytes as MiB for a message: `50`, `2.5`. */
 export function mib(bytes: number): string {
   return String(Number((bytes / MIB).toFixed(2)));

@@ -11,7 +11,16 @@
  *
  * @module
  */
-import { ConfigError, configFromEnv, env, PAGE_CEILING_FLAG, PAGE_LIMIT_FLAG } from "../config.ts";
+import {
+  CACHE_SCOPE_FLAG,
+  CACHE_SCOPE_VARIABLE,
+  CACHE_SCOPES,
+  ConfigError,
+  configFromEnv,
+  env,
+  PAGE_CEILING_FLAG,
+  PAGE_LIMIT_FLAG,
+} from "../config.ts";
 import type { Flags } from "../flags.ts";
 import { log, setLogLevel } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
@@ -62,6 +71,13 @@ const COMMANDS: Record<string, CommandSpec> = {
         value: "STORE",
         help:
           "page cache shared by replicas: memory (default: this process only) or redis://host:port",
+      },
+      [CACHE_SCOPE_FLAG]: {
+        kind: "choice",
+        choices: CACHE_SCOPES,
+        value: "SCOPE",
+        help:
+          `who shares the page cache: shared (default: every user of the service) or principal (each OAuth user apart; ${CACHE_SCOPE_VARIABLE})`,
       },
     },
     run: runServe,
@@ -289,8 +305,8 @@ async function help(): Promise<string> {
     "",
     "Environment: PARKOUR_PROFILE, PARKOUR_DEFAULT_OUTPUT, PARKOUR_TOOLS, PARKOUR_HTTP_TOKEN,",
     "PARKOUR_HTTP_ALLOWED_ORIGINS, PARKOUR_HTTP_ALLOWED_HOSTS, PARKOUR_SHELF, PARKOUR_CACHE,",
-    "PARKOUR_CACHE_MB, PARKOUR_MAX_PAGE_MB, PARKOUR_MAX_PAGE_CEILING_MB, PARKOUR_AUTH_ISSUER,",
-    "PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
+    "PARKOUR_CACHE_MB, PARKOUR_CACHE_SCOPE, PARKOUR_MAX_PAGE_MB, PARKOUR_MAX_PAGE_CEILING_MB,",
+    "PARKOUR_AUTH_ISSUER, PARKOUR_AUTH_RESOURCE, PARKOUR_LOG",
     "(see docs/configuration.md).",
   );
   return lines.join("\n");

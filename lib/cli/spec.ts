@@ -6,6 +6,9 @@
  * @module
  */
 import {
+  CACHE_SCOPE_FLAG,
+  type CacheScope,
+  cacheScope,
   type Config,
   convertDeadlineMs,
   MUTATING_FLAG,
@@ -18,6 +21,7 @@ import {
   pageCeilingBytes,
   parseMegabytes,
   PROFILES,
+  setCacheScope,
   setPageCeilingBytes,
   setPageMaxBytes,
 } from "../config.ts";
@@ -123,6 +127,11 @@ export function applySharedFlags(config: Config, flags: Flags): Config {
   applyPageLimit(flags);
   // A malformed conversion deadline fails at start, not at the first large page.
   convertDeadlineMs();
+  // So does a malformed cache scope, not at the first page (serve's flag sets it first).
+  if (typeof flags[CACHE_SCOPE_FLAG] === "string") {
+    setCacheScope(flags[CACHE_SCOPE_FLAG] as CacheScope);
+  }
+  cacheScope();
   return config;
 }
 

@@ -19,6 +19,7 @@
  */
 import { SourceError } from "../errors.ts";
 import { defaultNet } from "../net/default.ts";
+import { ownedKey } from "../net/page_key.ts";
 
 /** The API base. */
 export const DEPSDEV_API = "https://api.deps.dev/v3";
@@ -505,7 +506,9 @@ export async function githubScorecard(
 ): Promise<Scorecard | undefined> {
   if (!OWNER_REPO.test(ownerRepo)) return undefined;
   const key = ownerRepo.toLowerCase();
-  if (scorecards.has(key)) return scorecards.get(key);
+  // Kept per principal when the page cache is (PARKOUR_CACHE_SCOPE).
+  const slot = ownedKey(key);
+  if (scorecards.has(slot)) return scorecards.get(slot);
   let project: ProjectResponse;
   try {
     project = await depsdevGet<ProjectResponse>(
@@ -514,11 +517,11 @@ export async function githubScorecard(
       signal,
     );
   } catch (error) {
-    if (error instanceof SourceError && error.remote?.status === 404) remember(key, undefined);
+    if (error instanceof SourceError && error.remote?.status === 404) remember(slot, undefined);
     return undefined;
   }
   const card = scorecardOf(project);
-  remember(key, card);
+  remember(slot, card);
   return card;
 }
 

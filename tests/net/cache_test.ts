@@ -3,6 +3,9 @@
  */
 import assert from "node:assert/strict";
 import { cacheKey, PageCache } from "../../lib/net/cache.ts";
+import { setCacheScope } from "../../lib/config.ts";
+import { keyId, ownedKey, renderedPageKey, staticKey } from "../../lib/net/page_key.ts";
+import { LOCAL, runAs } from "../../lib/principal.ts";
 import { FakeClock } from "../support/fake_clock.ts";
 
 const sized = (maxBytes: number, clock = new FakeClock(), ttlMs = 3_600_000) =>
@@ -127,4 +130,45 @@ Deno.test("cache: a value is released once no entry holds it, and never while on
   await clock.advance(2000);
   assert.equal(cache.get("https://b.example/"), undefined);
   assert.deepEqual(released, ["a", "shared", "b", "b2"]);
+});
+
+Deno.test("cache: under the principal scope each OAuth subject's keys are apart; shared keys are as before", () => {
+  const alice = { kind: "oauth", id: "alice" } as const;
+  const bob = { kind: "oauth", id: "bob" } as const;
+  const owner = { kind: "owner", id: "owner" } as const;
+  const page = "https://example.org/a#part";
+  const rendered = { fullPage: false, allowOffsite: false, actions: [] };
+  const ids = () =>
+    [LOCAL, owner, alice, bob].map((p) =>
+      runAs(
+        p,
+        () => [keyId(staticKey(page)), keyId(renderedPageKey(page, rendered)), ownedKey("t")],
+      )
+    );
+  try {
+    setCacheScope("shared");
+    const shared = ids();
+    for (const each of shared) assert.deepEqual(each, shared[0]);
+    assert.equal(
+      shared[0][0],
+      JSON.stringify(["static", "https://example.org/a", false, false, []]),
+    );
+    setCacheScope("principal");
+    const [local, own, a, b] = ids();
+    // The local user and the static token's owner are one person (as on the shelf): stdio,
+    // the CLI and a single-user service behave as with the shared scope.
+    assert.deepEqual(local, shared[0]);
+    assert.deepEqual(own, shared[0]);
+    for (let i = 0; i < 3; i++) {
+      assert.notEqual(a[i], local[i]);
+      assert.notEqual(a[i], b[i]);
+    }
+    const cache = new PageCache<string>({ sizeOf: (v) => v.length });
+    runAs(alice, () => cache.set(staticKey(page), "alice's"));
+    assert.equal(runAs(alice, () => cache.get(staticKey(page))), "alice's");
+    assert.equal(runAs(bob, () => cache.get(staticKey(page))), undefined);
+    assert.equal(cache.get(staticKey(page)), undefined);
+  } finally {
+    setCacheScope(undefined);
+  }
 });

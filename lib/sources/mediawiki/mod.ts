@@ -26,6 +26,7 @@ import { defaultNet } from "../../net/default.ts";
 import { NetError } from "../../net/errors.ts";
 import { DEFAULT_MAX_BYTES, type FetchOptions, LARGE_MAX_BYTES } from "../../net/fetch.ts";
 import { limitFor } from "../../net/limiter.ts";
+import { ownedKey } from "../../net/page_key.ts";
 import { fetchWebDocument } from "../web.ts";
 import type { LoadOptions, Source } from "../source.ts";
 
@@ -386,7 +387,8 @@ function apiFailure(body: Record<string, unknown>, wiki: Wiki): void {
 
 /** Parses `title` on `wiki` (following redirects); a missing page is an error with suggestions. */
 export async function parsePage(wiki: Wiki, title: string, signal?: AbortSignal): Promise<Parsed> {
-  const key = `${wiki.host} ${canonicalTitle(title)}`;
+  // Kept per principal when the page cache is (PARKOUR_CACHE_SCOPE).
+  const key = ownedKey(`${wiki.host} ${canonicalTitle(title)}`);
   const hit = parsedCache.get(key);
   if (hit) return hit;
   const body = await apiGet(

@@ -59,6 +59,7 @@ import {
 } from "./urls.ts";
 import type { LoadOptions, Source } from "../source.ts";
 import { PageCache } from "../../net/cache.ts";
+import { ownedKey } from "../../net/page_key.ts";
 
 /** Kinds of Reddit Documents, as the frontmatter's `type` says them. */
 export const REDDIT_TYPES = [
@@ -91,8 +92,9 @@ interface Thread {
 
 const threads = new PageCache<Thread>({ maxBytes: THREAD_CACHE_BYTES, sizeOf: (t) => t.bytes });
 
+/** A thread's entry: kept per principal when the page cache is (PARKOUR_CACHE_SCOPE). */
 function threadKey(target: Extract<Target, { kind: "post" }>): string {
-  return `https://www.reddit.com/comments/${target.id}/?sort=${target.sort ?? ""}`;
+  return ownedKey(`https://www.reddit.com/comments/${target.id}/?sort=${target.sort ?? ""}`);
 }
 
 /** The whole thread of a post: from the thread cache, or the API (stubs expanded). */
