@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { largeHtml, Upstream } from "./support/clients.ts";
-import { childEnv, ROOT_DIR } from "./support/process.ts";
+import { childEnv, ROOT_DIR, runCli } from "./support/process.ts";
 
 async function readLarge(extraEnv: Record<string, string>): Promise<{
   outlineChars: number;
@@ -68,33 +68,20 @@ Deno.test("library: PARKOUR_CONVERT_WORKERS=0 converts large pages on the main t
   assert.ok(result.outlineChars > 1000, `an outline of ${result.outlineChars} characters`);
 });
 
-Deno.test("library entry run as a program: it is the program (deno run -A jsr:@parkour/mcp)", async () => {
-  const run = async (...args: string[]) => {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-prompt",
-        `--config=${ROOT_DIR}/deno.json`,
-        "-A",
-        `${ROOT_DIR}/mod.ts`,
-        ...args,
-      ],
-      cwd: ROOT_DIR,
-      env: childEnv(),
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = (b: Uint8Array) => new TextDecoder().decode(b);
-    return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
-  };
-  const outline = await run("sections", "fixtures/pages/guide.html");
+Deno.test("library entry run as a program: it is the program (deno run jsr:@parkour/mcp)", async () => {
+  const mod = `${ROOT_DIR}/mod.ts`;
+  const read = [`--allow-read=${ROOT_DIR}/fixtures`];
+  const outline = await runCli(
+    ["sections", `${ROOT_DIR}/fixtures/pages/guide.html`],
+    {},
+    mod,
+    read,
+  );
   assert.equal(outline.code, 0, outline.stderr);
   assert.match(outline.stdout, /Widget Field Guide/);
   assert.match(outline.stdout, /Choosing a widget/);
   // The CLI's own refusal of a command it does not know, not the library's.
-  const unknown = await run("frobnicate");
+  const unknown = await runCli(["frobnicate"], {}, mod);
   assert.equal(unknown.code, 2, unknown.stderr);
   assert.match(unknown.stderr, /frobnicate/);
 });
