@@ -205,6 +205,9 @@ export interface TokenizeStart {
 
 const RAW_END = new Map<string, RegExp>();
 
+/** Slots of the tokenizer's table of names read (16 lengths × 32 × 32 characters). */
+const NAME_SLOTS = 16 * 32 * 32;
+
 // deno-lint-ignore no-control-regex
 const NUL = /\u0000/g;
 
@@ -407,6 +410,21 @@ export function tokenize(
   const html = source.indexOf("\r") === -1 ? source : source.replace(/\r\n?/g, "\n");
   const n = html.length;
   let i = 0;
+  // Tag and attribute names as read before, by length and first two characters: a name
+  // the page repeats (nearly all of them) is the string read the first time, not a new
+  // one, which spares an allocation per tag and attribute and lets every later lookup of
+  // the name (the tree builder's and the converter's sets) reuse its hash.
+  const names: (string | undefined)[] = new Array(NAME_SLOTS);
+  const nameAt = (from: number, to: number): string => {
+    const length = to - from;
+    const slot = ((length & 15) << 10) | ((html.charCodeAt(from) & 31) << 5) |
+      (html.charCodeAt(from + 1) & 31);
+    const seen = names[slot];
+    if (seen !== undefined && seen.length === length && html.startsWith(seen, from)) return seen;
+    const name = html.slice(from, to);
+    names[slot] = name;
+    return name;
+  };
   const raw = (mode: TextMode, tag: string | undefined): void => {
     // Text of a raw text, RCDATA, script or PLAINTEXT element, then its end tag.
     let stop: number;
@@ -535,8 +553,7 @@ export function tokenize(
       if (ch === 62 || ch === 47 || ch === 32 || ch === 10 || ch === 9 || ch === 12) break;
       if ((ch >= 65 && ch <= 90) || ch === 0) odd = true;
     }
-    let name = html.slice(nameStart, p);
-    if (odd) name = noNul(name.toLowerCase());
+    const name = odd ? noNul(html.slice(nameStart, p).toLowerCase()) : nameAt(nameStart, p);
     const attrs: Record<string, string> = {};
     let selfClosing = false;
     let closed = false;
@@ -570,11 +587,10 @@ export function tokenize(
         ) break;
         if ((ch >= 65 && ch <= 90) || ch === 0) attrOdd = true;
       }
-      let attrName = html.slice(attrStart, p);
       const first = html.charCodeAt(attrStart);
-      if (attrOdd || (first >= 65 && first <= 90) || first === 0) {
-        attrName = noNul(attrName.toLowerCase());
-      }
+      const attrName = attrOdd || (first >= 65 && first <= 90) || first === 0
+        ? noNul(html.slice(attrStart, p).toLowerCase())
+        : nameAt(attrStart, p);
       const keep = !endTag && (attributes === undefined || attributes.has(attrName));
       while (ch === 32 || ch === 10 || ch === 9 || ch === 12) ch = html.charCodeAt(++p);
       let value = "";
