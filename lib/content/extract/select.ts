@@ -423,8 +423,8 @@ function dateline(t: string): boolean {
 
 /** The words of a block as a reader sees them (no link targets, no markup). */
 function plainText(markdown: string, b: BlockRecord): string {
-  return markdown.slice(b.start, b.end)
-    .replace(/\]\([^)]*\)/g, "]")
+  const text = markdown.slice(b.start, b.end);
+  return (text.indexOf("](") === -1 ? text : text.replace(/\]\([^)]*\)/g, "]"))
     .replace(/[[\]*_`#>|]/g, " ")
     .replace(/^\s*(?:[-+]|\d+[.)])\s+/gm, " ")
     .replace(/\s+/g, " ")
@@ -515,7 +515,7 @@ function headlineLists(
     const headlines = group.every((i) => {
       const t = plainText(markdown, blocks[i]);
       return linkItem(blocks[i], el) && /^[\p{Lu}\p{N}\p{Lo}]/u.test(t) &&
-        wordCount(t) >= HEADLINE_WORDS;
+        wordCount(t, HEADLINE_WORDS) >= HEADLINE_WORDS;
     });
     if (!headlines) continue;
     for (const i of group) keep[i] = false;
@@ -571,7 +571,7 @@ function trimEdges(
     blocks[i].text < 25 && LOOSE.has(el.tag[blocks[i].owner]) && !endsSentence(text(i));
   // A sentence of the article: prose that is none of the above.
   const sentence = (i: number) =>
-    isProse(blocks[i]) && blocks[i].text >= 60 && wordCount(text(i)) >= 5 &&
+    isProse(blocks[i]) && blocks[i].text >= 60 && wordCount(text(i), 5) >= 5 &&
     !prompt(i) && !linkItem(blocks[i], el);
   // A gallery's counter ("Image 1 of 5", "1 - 5 of 36").
   const counter = (i: number) => blocks[i].text <= 40 && COUNTER.test(text(i));

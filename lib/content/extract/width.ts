@@ -89,9 +89,11 @@ export function textWidth(text: string, start = 0, end = text.length): number {
 
 /**
  * Words in `text`: its runs between spaces, where a run in a script written
- * without spaces counts a word per {@link WORD_WIDTH} of its width.
+ * without spaces counts a word per {@link WORD_WIDTH} of its width. With
+ * `enough`, the count stops once it reaches that many (`wordCount(t, 5) >= 5`
+ * says whether a long paragraph has five words without reading all of it).
  */
-export function wordCount(text: string): number {
+export function wordCount(text: string, enough = Infinity): number {
   let words = 0;
   let inRun = false;
   let wide = 0; // width of unspaced characters in the current run
@@ -104,6 +106,7 @@ export function wordCount(text: string): number {
     const c = text.charCodeAt(i);
     if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x3000) {
       close();
+      if (words >= enough) return words;
       continue;
     }
     inRun = true;
@@ -126,5 +129,5 @@ const UNMARKED = /[\u0e00-\u0eff]/;
  */
 export function endsSentence(text: string): boolean {
   if (SENTENCE_MARK.test(text)) return true;
-  return UNMARKED.test(text) && wordCount(text) >= 3;
+  return UNMARKED.test(text) && wordCount(text, 3) >= 3;
 }
