@@ -388,6 +388,23 @@ class Frame {
 
 const WS = /[ \t\n\r\f]+/g;
 
+/**
+ * `s` with each run of HTML whitespace made one space: `s` itself when it
+ * has nothing to collapse (no tab, line break or form feed, no two spaces
+ * in a row), as most pieces of inline text have not, which spares them the
+ * regular expression and a copy.
+ */
+function collapseSpace(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) {
+      const d = s.charCodeAt(i + 1);
+      if (d === 32 || d === 9 || d === 10 || d === 13 || d === 12) return s.replace(WS, " ");
+    } else if (c === 9 || c === 10 || c === 13 || c === 12) return s.replace(WS, " ");
+  }
+  return s;
+}
+
 // Nesting limits: deeper lists and quotes do not indent further, deeper
 // inline markup is kept as plain text, so hostile nesting cannot blow up the output.
 const MAX_CONTAINERS = 16;
@@ -946,7 +963,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         if (current >= 0) elText[current] += raw.length;
         return;
       }
-      const text = raw.replace(WS, " ");
+      const text = collapseSpace(raw);
       if (text === " " || text === "") {
         if (text === " ") sink().text(" ");
         return;
