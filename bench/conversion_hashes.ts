@@ -1,14 +1,16 @@
 /**
  * What a conversion gives, hashed, so a change meant to be faster can be
  * shown to give the same bytes: for PEP 8, ECMA-262 and WHATWG HTML (the
- * shared captures) and every `.html` file under `fixtures/`, converted with
+ * shared captures), the article-extraction benchmark's pages
+ * (`datasets/article-extraction/html/` of the shared folder) and every
+ * `.html` file under `fixtures/`, converted with
  * the content selection and whole (`fullPage`), the SHA-256 of the
  * Markdown, the metadata (title, canonical URL, description, language, the
  * shell and dropped-share figures), the anchors' table, the section tree
  * (titles, slugs, levels, offsets, lines), the slices, the search index's
  * parts, the hits of a set of searches and the bodies of a few views; then
- * the query view's body for every question of `bench/questions/` on the
- * three real pages at 150, 600 and 2,000 tokens.
+ * the query view's body for every question of `bench/questions/` on those
+ * pages (the real ones and the articles) at 150, 600 and 2,000 tokens.
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A --config deno.dev.json \
@@ -29,7 +31,7 @@
 import { parseArgs } from "node:util";
 import { ROOT_DIR } from "../tests/support/process.ts";
 import { realPageHtml, sharedDir } from "../tests/support/shared.ts";
-import { readQuestions } from "./question_pages.ts";
+import { pageSource, readQuestions } from "./question_pages.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -105,6 +107,15 @@ const pages: { name: string; url: string; html: string }[] = [];
 for (const [name, url] of Object.entries(REAL)) {
   pages.push({ name, url, html: await realPageHtml(name) });
 }
+// The article-extraction benchmark's pages (news and blogs, where the content selection's
+// rules work hardest), when the shared folder holds them.
+const ARTICLES = `${sharedDir()}/datasets/article-extraction/html`;
+const articles = await Array.fromAsync(Deno.readDir(ARTICLES)).catch(() => []);
+for (const file of articles.map((e) => e.name).filter((n) => n.endsWith(".html.gz")).sort()) {
+  const key = file.slice(0, -".html.gz".length);
+  const { html, url } = await pageSource(`article:${key}`);
+  pages.push({ name: `article:${key}`, url, html });
+}
 const FIXTURES = `${ROOT_DIR}/fixtures`;
 function htmlFiles(dir: string): string[] {
   return [...Deno.readDirSync(dir)].flatMap((e) =>
@@ -179,7 +190,7 @@ for (const set of ["dev", "heldout", "tune_specs"]) {
   const list = await readQuestions(`${ROOT_DIR}/bench/questions/${set}.json`);
   for (let n = 0; n < list.length; n++) {
     const q = list[n];
-    const doc = q.page.startsWith("real:") ? docs.get(q.page.slice(5)) : undefined;
+    const doc = docs.get(q.page.startsWith("real:") ? q.page.slice(5) : q.page);
     if (!doc) continue;
     for (const budget of [150, 600, 2000]) {
       out[`${set}#${n}@${budget}`] = await hash(
