@@ -575,17 +575,15 @@ function trimEdges(
     !prompt(i) && !linkItem(blocks[i], el);
   // A gallery's counter ("Image 1 of 5", "1 - 5 of 36").
   const counter = (i: number) => blocks[i].text <= 40 && COUNTER.test(text(i));
-  let first = -1;
-  let last = -1;
-  for (let i = 0; i < blocks.length; i++) {
-    if (!keep[i]) continue;
-    const b = blocks[i];
-    if (sentence(i) || b.kind === "code" || b.kind === "table") {
-      if (first < 0) first = i;
-      last = i;
-    }
-  }
-  if (first < 0) return;
+  // The article's first and last sentence (or code, or table): looked for from each end, so
+  // the blocks between are not read for it (a long paragraph's plain text is never needed).
+  const body = (i: number) =>
+    keep[i] && (blocks[i].kind === "code" || blocks[i].kind === "table" || sentence(i));
+  let first = 0;
+  while (first < blocks.length && !body(first)) first++;
+  if (first === blocks.length) return;
+  let last = blocks.length - 1;
+  while (last > first && !body(last)) last--;
   const lists = keptLists(blocks, el, keep).content;
   // A list item that is little but a link, in a list beside the article.
   const teaser = (i: number) => linkItem(blocks[i], el) && !lists.has(listOf(blocks[i], el));
