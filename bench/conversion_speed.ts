@@ -24,15 +24,13 @@ import { parseArgs } from "node:util";
 import process from "node:process";
 import { ROOT_DIR } from "../tests/support/process.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
+import { installMdream, MDREAM, MDREAM_DIR } from "./mdream.ts";
 
 const URLS: Record<string, string> = {
   pep_8: "https://peps.python.org/pep-0008/",
   ecma262: "https://tc39.es/ecma262/",
   whatwg_html: "https://html.spec.whatwg.org/",
 };
-const MDREAM = "1.7.2";
-const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
-const MDREAM_DIR = `${tmp}/parkour-bench-mdream-${MDREAM}`;
 
 interface Times {
   wall: number;
@@ -105,24 +103,7 @@ const median = (xs) => xs.sort((a, b) => a - b)[2];
 console.log(JSON.stringify({ wall: median(wall), cpu: median(cpu) }));
 `;
 if (values.mdream) {
-  if (!(await Deno.stat(`${MDREAM_DIR}/node_modules/mdream`).then(() => true, () => false))) {
-    await Deno.mkdir(MDREAM_DIR, { recursive: true });
-    const npm = await new Deno.Command("npm", {
-      args: [
-        "install",
-        "--prefix",
-        MDREAM_DIR,
-        "--no-save",
-        "--no-audit",
-        "--no-fund",
-        `mdream@${MDREAM}`,
-        `@mdream/rust-linux-x64-gnu@${MDREAM}`,
-      ],
-      stdout: "inherit",
-      stderr: "inherit",
-    }).output();
-    if (!npm.success) throw new Error("npm install of mdream failed (see above)");
-  }
+  await installMdream();
   await Deno.writeTextFile(`${MDREAM_DIR}/conversion_speed.mjs`, MDREAM_SCRIPT);
 }
 

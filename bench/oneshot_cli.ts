@@ -35,6 +35,7 @@
 import { parseArgs } from "node:util";
 import { ROOT_DIR, taskFlags } from "../tests/support/process.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
+import { installMdream, MDREAM } from "./mdream.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -52,7 +53,6 @@ if (!shared) {
   Deno.exit(0);
 }
 
-const MDREAM = "1.7.2";
 const TIME = "/usr/bin/time";
 const timed = await Deno.stat(TIME).then(() => true, () => false);
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
@@ -83,26 +83,8 @@ if (values.baseline) {
   commands.push(ours("baseline", dir, "sections"), ours("baseline", dir, "fetch"));
 }
 if (values.mdream) {
-  const dir = `${tmp}/parkour-bench-mdream-${MDREAM}`;
+  const dir = await installMdream();
   const cli = `${dir}/node_modules/mdream/bin/mdream.mjs`;
-  if (!(await Deno.stat(cli).then(() => true, () => false))) {
-    await Deno.mkdir(dir, { recursive: true });
-    const npm = await new Deno.Command("npm", {
-      args: [
-        "install",
-        "--prefix",
-        dir,
-        "--no-save",
-        "--no-audit",
-        "--no-fund",
-        `mdream@${MDREAM}`,
-        `@mdream/rust-linux-x64-gnu@${MDREAM}`,
-      ],
-      stdout: "inherit",
-      stderr: "inherit",
-    }).output();
-    if (!npm.success) throw new Error("npm install of mdream failed (see above)");
-  }
   commands.unshift({ name: `mdream ${MDREAM} CLI`, cwd: dir, argv: ["node", cli], stdin: file });
 }
 
