@@ -32,6 +32,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { gzipBytes, pathExists } from "../tests/support/shared.ts";
 import { DOMParser } from "linkedom";
 
 const { values } = parseArgs({
@@ -54,14 +55,6 @@ if (!out || (!values.trafilatura && !values.readability)) {
   Deno.exit(2);
 }
 
-async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(
-    await new Response(
-      new Blob([bytes as BlobPart]).stream().pipeThrough(new CompressionStream("gzip")),
-    ).arrayBuffer(),
-  );
-}
-
 /** The commit of a checkout, when it has a `.git`. */
 async function commitOf(dir: string, given?: string): Promise<string> {
   if (given) return given;
@@ -71,15 +64,6 @@ async function commitOf(dir: string, given?: string): Promise<string> {
   })
     .output().catch(() => undefined);
   return r?.success ? new TextDecoder().decode(r.stdout).trim() : "unknown";
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface TrafilaturaItem {
@@ -115,7 +99,7 @@ if (values.trafilatura) {
       continue;
     }
     const key = `t${String(n++).padStart(4, "0")}`;
-    await Deno.writeFile(`${dir}/html/${key}.html.gz`, await gzip(await Deno.readFile(path)));
+    await Deno.writeFile(`${dir}/html/${key}.html.gz`, await gzipBytes(await Deno.readFile(path)));
     truth[key] = { url, file: item.file, with: item.with, without: item.without };
   }
   await Deno.writeTextFile(`${dir}/ground-truth.json`, JSON.stringify(truth, null, 1));
@@ -200,7 +184,9 @@ if (values.readability) {
   const truth: Record<string, { url: string; articleBody: string }> = {};
   for (const name of names) {
     const page = `${src}/${name}`;
-    if (!(await exists(`${page}/source.html`)) || !(await exists(`${page}/expected.html`))) {
+    if (
+      !(await pathExists(`${page}/source.html`)) || !(await pathExists(`${page}/expected.html`))
+    ) {
       continue;
     }
     const expected = await Deno.readTextFile(`${page}/expected.html`);
@@ -216,7 +202,7 @@ if (values.readability) {
     ).trim();
     await Deno.writeFile(
       `${dir}/html/${name}.html.gz`,
-      await gzip(await Deno.readFile(`${page}/source.html`)),
+      await gzipBytes(await Deno.readFile(`${page}/source.html`)),
     );
     // Readability's tests read every page as served from this address.
     truth[name] = { url: "http://fakehost/test/page.html", articleBody };

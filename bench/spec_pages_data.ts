@@ -33,6 +33,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { gzipBytes, pathExists } from "../tests/support/shared.ts";
 
 interface Source {
   name: string;
@@ -121,30 +122,13 @@ if (!out || SOURCES.every((s) => !given[s.option])) {
 }
 
 async function git(dir: string, ...args: string[]): Promise<Uint8Array | undefined> {
-  const bare = !(await exists(`${dir}/.git`)) && (await exists(`${dir}/HEAD`));
+  const bare = !(await pathExists(`${dir}/.git`)) && (await pathExists(`${dir}/HEAD`));
   const r = await new Deno.Command("git", {
     args: [bare ? `--git-dir=${dir}` : `--git-dir=${dir}/.git`, ...args],
     stdout: "piped",
     stderr: "null",
   }).output().catch(() => undefined);
   return r?.success ? r.stdout : undefined;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(
-    await new Response(
-      new Blob([bytes as BlobPart]).stream().pipeThrough(new CompressionStream("gzip")),
-    ).arrayBuffer(),
-  );
 }
 
 await Deno.mkdir(out, { recursive: true });
@@ -164,7 +148,7 @@ for (const s of SOURCES) {
     await Deno.readFile(`${dir}/${s.path}`);
   const commit = new TextDecoder().decode(await git(dir, "rev-parse", "HEAD") ?? new Uint8Array())
     .trim() || "unknown";
-  await Deno.writeFile(`${out}/${s.name}.html.gz`, await gzip(bytes));
+  await Deno.writeFile(`${out}/${s.name}.html.gz`, await gzipBytes(bytes));
   provenance.push(`| ${s.name} | ${s.repository} | ${s.path} | ${commit} | ${s.licence} |`);
   console.log(`${s.name}: ${bytes.length} bytes from ${s.repository} ${commit.slice(0, 12)}`);
 }

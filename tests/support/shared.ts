@@ -23,6 +23,20 @@ export async function gunzipFile(path: string): Promise<Uint8Array> {
   );
 }
 
+/** `bytes` gzipped, as the shared folder stores its pages (`<name>.html.gz`). */
+export async function gzipBytes(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(
+    await new Response(
+      new Blob([bytes as BlobPart]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+}
+
+/** Whether a file or folder is at `path`. */
+export async function pathExists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
 /** The HTML of one of the shared real pages (`pep_8`, `ecma262`, `whatwg_html`). */
 export async function realPageHtml(name: string): Promise<string> {
   const dir = sharedDir();
