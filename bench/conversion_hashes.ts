@@ -29,6 +29,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { compareHashFiles } from "./hash_compare.ts";
 import { ROOT_DIR } from "../tests/support/process.ts";
 import { realPageHtml, sharedDir } from "../tests/support/shared.ts";
 import { pageSource, readQuestions } from "./question_pages.ts";
@@ -45,16 +46,7 @@ const { values, positionals } = parseArgs({
 
 type Hashes = Record<string, string>;
 
-if (values.compare) {
-  const [a, b] = await Promise.all(
-    positionals.map(async (p) => JSON.parse(await Deno.readTextFile(p)) as Hashes),
-  );
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-  const differ = keys.filter((k) => a[k] !== b[k]);
-  for (const k of differ) console.log(`differs: ${k}`);
-  console.log(`${keys.length - differ.length} of ${keys.length} hashes identical`);
-  Deno.exit(differ.length === 0 ? 0 : 1);
-}
+if (values.compare) await compareHashFiles<Hashes[string]>(positionals, (h) => h, "hashes");
 
 if (!sharedDir()) {
   console.log("SKIPPED: set PARKOUR_SHARED_DIR to the shared folder");

@@ -25,6 +25,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { compareHashFiles } from "./hash_compare.ts";
 import { ROOT_DIR } from "../tests/support/process.ts";
 import { sharedDir } from "../tests/support/shared.ts";
 import { pageSource, type Question, readQuestions } from "./question_pages.ts";
@@ -42,14 +43,7 @@ const { values, positionals } = parseArgs({
 type Hashes = Record<string, { sha256: string; tokens: number }>;
 
 if (values.compare) {
-  const [a, b] = await Promise.all(
-    positionals.map(async (p) => JSON.parse(await Deno.readTextFile(p)) as Hashes),
-  );
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-  const differ = keys.filter((k) => a[k]?.sha256 !== b[k]?.sha256);
-  for (const k of differ) console.log(`differs: ${k}`);
-  console.log(`${keys.length - differ.length} of ${keys.length} answers identical`);
-  Deno.exit(differ.length === 0 ? 0 : 1);
+  await compareHashFiles<Hashes[string]>(positionals, (h) => h?.sha256, "answers");
 }
 
 if (!sharedDir()) {
