@@ -8,7 +8,9 @@
  */
 import { DOMParser } from "linkedom";
 import { Readability } from "@mozilla/readability";
+import { decodeText } from "../lib/net/charset.ts";
 import { childEnv } from "../tests/support/process.ts";
+import { gunzipFile } from "../tests/support/shared.ts";
 
 /** A page of a set, written to a file the CLI reads. */
 export interface BenchPage {
@@ -18,6 +20,27 @@ export interface BenchPage {
   html: string;
   bytes: number;
   file: string;
+}
+
+/**
+ * The pages of a data set in the article-extraction benchmark's layout
+ * (`html/<key>.html.gz`, keys and URLs from its ground truth), each written
+ * to a file of a new temporary folder (`pagesDir`, for the caller to
+ * remove) that the CLI reads.
+ */
+export async function loadPages(
+  dataset: string,
+  truth: Record<string, { url: string }>,
+): Promise<{ pages: BenchPage[]; pagesDir: string }> {
+  const pagesDir = await Deno.makeTempDir({ prefix: "extraction_pages_" });
+  const pages: BenchPage[] = [];
+  for (const [key, { url }] of Object.entries(truth)) {
+    const raw = await gunzipFile(`${dataset}/html/${key}.html.gz`);
+    const file = `${pagesDir}/${key}.html`;
+    await Deno.writeFile(file, raw);
+    pages.push({ key, url, html: decodeText(raw, "text/html").text, bytes: raw.length, file });
+  }
+  return { pages, pagesDir };
 }
 
 const ROOT = new URL("../", import.meta.url);

@@ -27,12 +27,12 @@
  * kinds of pages).
  */
 import { htmlDocument } from "../lib/content/pipeline.ts";
-import { decodeText } from "../lib/net/charset.ts";
-import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
+import { sharedDir } from "../tests/support/shared.ts";
 import {
   type BenchPage,
   cliFetch,
   eachPage,
+  loadPages,
   readabilityText,
   shingleScore,
 } from "./extraction_common.ts";
@@ -53,14 +53,7 @@ await Deno.mkdir(outDir, { recursive: true });
 const withBaseline = !Deno.args.includes("--no-baseline");
 const withCli = !Deno.args.includes("--no-cli");
 
-const pagesDir = await Deno.makeTempDir({ prefix: "extraction_pages_" });
-const pages: BenchPage[] = [];
-for (const [key, { url }] of Object.entries(truth)) {
-  const raw = await gunzipFile(`${dataset}/html/${key}.html.gz`);
-  const file = `${pagesDir}/${key}.html`;
-  await Deno.writeFile(file, raw);
-  pages.push({ key, url, html: decodeText(raw, "text/html").text, bytes: raw.length, file });
-}
+const { pages, pagesDir } = await loadPages(dataset, truth);
 const megabytes = pages.reduce((n, p) => n + p.bytes, 0) / 1048576;
 
 interface Method {

@@ -41,12 +41,11 @@
  */
 import { parseArgs } from "node:util";
 import { htmlDocument } from "../lib/content/pipeline.ts";
-import { decodeText } from "../lib/net/charset.ts";
-import { gunzipFile } from "../tests/support/shared.ts";
 import {
   type BenchPage,
   cliFetch,
   eachPage,
+  loadPages,
   readabilityText,
   shingleScore,
 } from "./extraction_common.ts";
@@ -140,19 +139,6 @@ if (!values["no-baseline"]) {
         Object.fromEntries(pages.map((p) => [p.key, readabilityText(p.html, p.url)])),
       ),
   });
-}
-
-/** The pages of a set, written to files the CLI reads. */
-async function loadPages(dataset: string, truth: Record<string, { url: string }>) {
-  const pagesDir = await Deno.makeTempDir({ prefix: "extraction_pages_" });
-  const pages: BenchPage[] = [];
-  for (const [key, { url }] of Object.entries(truth)) {
-    const raw = await gunzipFile(`${dataset}/html/${key}.html.gz`);
-    const file = `${pagesDir}/${key}.html`;
-    await Deno.writeFile(file, raw);
-    pages.push({ key, url, html: decodeText(raw, "text/html").text, bytes: raw.length, file });
-  }
-  return { pages, pagesDir };
 }
 
 /** Keys in order, split into halves by position. */
