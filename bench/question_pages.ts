@@ -26,14 +26,18 @@ export interface Question {
 
 /** The `spec:` pages: file name in `fixtures/specs` and the URL they stand for. */
 export const SPEC_PAGES: Record<string, string> = {
+  app_manifest: "https://w3c.github.io/manifest/",
   bash_ref: "https://www.gnu.org/software/bash/manual/bash.html",
   json_ld: "https://w3c.github.io/json-ld-syntax/",
   lua_manual: "https://www.lua.org/manual/5.4/manual.html",
+  payment_request: "https://w3c.github.io/payment-request/",
   rfc9110: "https://httpwg.org/specs/rfc9110.html",
   rfc9111: "https://httpwg.org/specs/rfc9111.html",
   rfc9112: "https://httpwg.org/specs/rfc9112.html",
   wai_aria: "https://w3c.github.io/aria/",
+  vc_data_model: "https://www.w3.org/TR/vc-data-model-2.0/",
   webdriver: "https://w3c.github.io/webdriver/",
+  webrtc: "https://www.w3.org/TR/webrtc/",
 };
 
 const cache = new Map<string, Document>();

@@ -18,12 +18,21 @@
  * - `lua_manual`: the Lua 5.4 Reference Manual, `doc/manual.html` of
  *   github.com/Hubert-Heijkers/lua, a copy of Lua's sources (MIT);
  * - `json_ld`: W3C JSON-LD 1.1, `index.html` of github.com/w3c/json-ld-syntax
- *   (W3C Software and Document License).
+ *   (W3C Software and Document License);
+ * - `webrtc`: W3C WebRTC 1.0 as published (2.7 MB), `base-rec.html` of
+ *   github.com/w3c/webrtc-pc; `vc_data_model`: W3C Verifiable Credentials
+ *   Data Model 2.0 as published, `transitions/2025/PR/index.html` of
+ *   github.com/w3c/vc-data-model; `app_manifest`: W3C Web Application
+ *   Manifest, `index.html` of github.com/w3c/manifest; `payment_request`:
+ *   W3C Payment Request API, `index.html` of github.com/w3c/payment-request
+ *   (all four W3C Software and Document License).
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/spec_pages_data.ts \
  *   --bash /tmp/bash --httpwg /tmp/httpwg.github.io --webdriver /tmp/webdriver \
- *   --aria /tmp/aria --lua /tmp/lua --jsonld /tmp/json-ld-syntax [--out DIR]
+ *   --aria /tmp/aria --lua /tmp/lua --jsonld /tmp/json-ld-syntax \
+ *   --webrtc /tmp/webrtc-pc --vc /tmp/vc-data-model --manifest /tmp/manifest \
+ *   --payment /tmp/payment-request [--out DIR]
  * ```
  *
  * A checkout is a working tree or a bare git directory (its file is read at
@@ -97,6 +106,34 @@ const SOURCES: Source[] = [
     name: "json_ld",
     option: "jsonld",
     repository: "github.com/w3c/json-ld-syntax",
+    path: "index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "webrtc",
+    option: "webrtc",
+    repository: "github.com/w3c/webrtc-pc",
+    path: "base-rec.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "vc_data_model",
+    option: "vc",
+    repository: "github.com/w3c/vc-data-model",
+    path: "transitions/2025/PR/index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "app_manifest",
+    option: "manifest",
+    repository: "github.com/w3c/manifest",
+    path: "index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "payment_request",
+    option: "payment",
+    repository: "github.com/w3c/payment-request",
     path: "index.html",
     licence: "W3C Software and Document License",
   },
