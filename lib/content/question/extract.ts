@@ -28,7 +28,11 @@
  * that section; the best are taken in turn, each pulling in its
  * neighbours with decaying priority so an answer keeps its lead-in and
  * follow-up. So the sentence that answers, in the second or fifth section,
- * is not crowded out by more of the first. The result is in document order,
+ * is not crowded out by more of the first. In both stages a unit that gives
+ * the kind of answer the question asks for (a default when it asks what
+ * happens if something is left out, a number for "how many", a thrown
+ * error, a reason for "why": see `intent.ts`) weighs up to half as much
+ * again, less when many candidates give it. The result is in document order,
  * with each region's heading ancestry and an elision marker over every gap.
  *
  * The contract around it follows PullMD's where that is right: a page
@@ -54,6 +58,7 @@ import { checkCancelled } from "../../runtime/cancel.ts";
 import { TermCounts } from "../search/term_counts.ts";
 import { type Document, indexBuilds } from "../document/document.ts";
 import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./terms.ts";
+import { answerShapes, shapeMatches } from "./intent.ts";
 import { grams, scanRanges } from "../search/words.ts";
 import { blocks } from "../document/slices.ts";
 import { TermTable, type TermTableParts } from "../search/bm25.ts";
@@ -224,6 +229,13 @@ const CLOSE_SHARE = 0.6;
 const FIRST_SHARE = 0.5;
 /** Sections scoring under this share of the best are not taken. */
 const MIN_SHARE = 0.2;
+/**
+ * What a passage giving an answer shape the question asks for (a default, a
+ * quantity, an error, a reason, a version: see `intent.ts`) adds to its
+ * weight, for a shape no other candidate gives; less as more candidates give
+ * it, nothing when all do.
+ */
+const SHAPE_WEIGHT = 0.5;
 /** Sections whose units are candidates in the passage stage. */
 const PASSAGE_SECTIONS = 10;
 /** What a section's score (as a share of the best section's) adds to each of its passages. */
@@ -1097,7 +1109,7 @@ export function extractForQuery(
   // Units are priced one by one; the estimate of the joined text can differ by a few tokens
   // (it weighs the whole text's features), so picking leaves that much room.
   const slack = Math.max(2, Math.ceil(budget * 0.03));
-  const picker = new Picker(doc, index, budget - slack, ranking);
+  const picker = new Picker(doc, index, budget - slack, ranking, answerShapes(query));
   let confidence: ExtractConfidence = "medium";
   if (unitMode) {
     picker.pickWithin(0, n, true);
@@ -1159,7 +1171,52 @@ class Picker {
     readonly index: QueryIndex,
     readonly budget: number,
     readonly ranking: Ranking,
+    readonly shapes: readonly number[] = [],
   ) {}
+
+  readonly #shape = new Map<number, number>();
+
+  /** The answer shapes unit `u` gives, a bit per shape of the question. */
+  shapeBits(u: number): number {
+    let bits = this.#shape.get(u);
+    if (bits === undefined) {
+      const unit = this.index.units.at(u);
+      bits = shapeMatches(this.shapes, this.doc.markdown.slice(unit.start, unit.end));
+      this.#shape.set(u, bits);
+    }
+    return bits;
+  }
+
+  /** The units of the own text of `sections`. */
+  *unitsOf(sections: readonly Ranked[]): Iterable<number> {
+    for (const r of sections) {
+      const slot = this.index.slot(r.section);
+      const a = this.index.firstUnit[slot];
+      if (a < 0) continue;
+      for (let u = a; u < this.index.endUnit[slot]; u++) yield u;
+    }
+  }
+
+  /**
+   * Weights of units for the answer shapes the question asks for, among the
+   * candidate units `pool`: a shape counts by its rarity there (a thrown
+   * error in an algorithm whose every step may throw tells nothing).
+   */
+  shapeWeights(pool: Iterable<number>): (u: number) => number {
+    if (this.shapes.length === 0) return () => 1;
+    const units = [...pool];
+    const share = this.shapes.map((_, k) =>
+      units.length ? units.filter((u) => this.shapeBits(u) & (1 << k)).length / units.length : 0
+    );
+    return (u: number) => {
+      const bits = this.shapeBits(u);
+      let w = 1;
+      for (let k = 0; k < share.length; k++) {
+        if (bits & (1 << k)) w += SHAPE_WEIGHT * (1 - share[k]);
+      }
+      return w;
+    };
+  }
 
   /**
    * Scores of the units in [a, b) for choosing inside that range: a term
@@ -1180,13 +1237,18 @@ class Picker {
     const n = b - a;
     const weight = df.map((d, q) => (idf(n, d) + LOCAL_GLOBAL * unitIdf[q]) * termWeight[q]);
     const out = new Map<number, number>();
+    const shapeWeight = this.shapeWeights(inRange);
     for (const u of inRange) {
       const ut = unitTerms.get(u)!;
       let score = 0;
       for (let k = 0; k < ut.length; k += 2) {
         score += weight[ut[k]] * bm25(ut[k + 1], this.index.unitLength[u], this.index.avgUnit);
       }
-      out.set(u, score * (0.5 + ownTerms(ut, terms) / terms) * this.ranking.unitWeight(u));
+      out.set(
+        u,
+        score * (0.5 + ownTerms(ut, terms) / terms) * this.ranking.unitWeight(u) *
+          shapeWeight(u),
+      );
     }
     return out;
   }
@@ -1298,8 +1360,13 @@ class Picker {
     const priority = new Map<number, number>();
     const scores = new Map<number, number>();
     let best = 0;
+    const sections: Ranked[] = [];
     for (const r of ranked.slice(0, PASSAGE_SECTIONS)) {
       if (r.score < MIN_SHARE * top) break;
+      sections.push(r);
+    }
+    const shapeWeight = this.shapeWeights(this.unitsOf(sections));
+    for (const r of sections) {
       const slot = this.index.slot(r.section);
       const a = this.index.firstUnit[slot];
       const b = this.index.endUnit[slot];
@@ -1309,8 +1376,10 @@ class Picker {
       for (let u = a; u < b; u++) {
         const ut = unitTerms.get(u);
         let s = 0;
-        if (ut) s = (unitScore.get(u) ?? 0) * (0.5 + ownTerms(ut, terms) / terms) + prior;
-        else if (r.headingCoverage >= 0.5 && lead < LEAD_UNITS && this.isProse(u)) {
+        if (ut) {
+          s = (unitScore.get(u) ?? 0) * (0.5 + ownTerms(ut, terms) / terms) * shapeWeight(u) +
+            prior;
+        } else if (r.headingCoverage >= 0.5 && lead < LEAD_UNITS && this.isProse(u)) {
           // A section its heading names: its opening says what it is about.
           s = prior * (1 - 0.1 * lead++);
         }

@@ -1,0 +1,72 @@
+/**
+ * Answer shapes in query-scoped extraction (`lib/content/question/intent.ts`),
+ * read through the CLI (`fetch FILE --query`) on
+ * `fixtures/pages/answer_shape_spec.html`, an invented specification of a
+ * lighthouse lamp: in each section a dozen short paragraphs hold the
+ * question's words, and the one that answers holds as many of them but is
+ * longer, so its words alone rank it below the others and a budget of 150
+ * tokens ran out before it. The question says what kind of answer it wants:
+ *
+ * - a default ("if I don't set one"), given by a sentence about what holds
+ *   when the attribute is omitted;
+ * - a quantity ("how many"), given by a number;
+ * - a reason ("why"), given by "so that";
+ * - an error ("what error"), given by a thrown error (this one was found
+ *   before answer shapes too: a guard that they keep it).
+ *
+ * A section whose every paragraph says "by default" (the fog bell) is not
+ * taken for a default question about something else: the shape chooses
+ * among the passages of the sections the words found.
+ */
+import assert from "node:assert/strict";
+import { askPage } from "../../support/ask.ts";
+import {
+  answerShapeNames,
+  answerShapes,
+  shapeMatches,
+} from "../../../lib/content/question/intent.ts";
+
+const ask = (question: string) => askPage("answer_shape_spec.html", question, 150);
+
+Deno.test("answer shapes: a question about a default finds the sentence about the value left out", async () => {
+  const text = await ask("what colour is a lamp if I don't set one");
+  assert.match(
+    text,
+    /When the colour attribute of a lamp is omitted, the keeper's amber is used\./,
+  );
+  assert.doesNotMatch(text, /fog bell/, "a section that only says 'by default' is not an answer");
+});
+
+Deno.test("answer shapes: a question asking how many finds the number", async () => {
+  const text = await ask("how many wicks fit in a lamp");
+  assert.match(text, /A lamp burner holds no more than 12 wicks/);
+});
+
+Deno.test("answer shapes: a question asking why finds the reason", async () => {
+  const text = await ask("why does the keeper trim the wick");
+  assert.match(text, /so that the flame does not smoke the lens/);
+});
+
+Deno.test("answer shapes: a question asking for the error finds the thrown error", async () => {
+  const text = await ask("what error do I get when lighting a wet wick");
+  assert.match(text, /Lighting a damp wick throws a DampWickError\./);
+});
+
+Deno.test("answer shapes: what a question asks for is read from its form", () => {
+  assert.deepEqual(
+    answerShapeNames("what target origin does postMessage use if I don't pass one"),
+    [
+      "default",
+    ],
+  );
+  assert.deepEqual(answerShapeNames("how long should a tooltip take to show up"), ["quantity"]);
+  assert.deepEqual(answerShapeNames("why do nested timers get clamped"), ["reason"]);
+  assert.deepEqual(answerShapeNames("what does the a element represent"), []);
+});
+
+Deno.test("answer shapes: a list marker or a link target is not a number, a step's own number is", () => {
+  const quantity = answerShapes("how many steps are there");
+  assert.equal(shapeMatches(quantity, "1. Let [x](#sec-4-2-7) be the result."), 0);
+  assert.equal(shapeMatches(quantity, "1. Repeat at most 16 times."), 1);
+  assert.equal(shapeMatches(quantity, "There is no limit on the depth."), 1);
+});
