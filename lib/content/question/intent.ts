@@ -46,7 +46,7 @@ const SHAPES: readonly Shape[] = [
     asks:
       /\b(defaults?|by default|(don't|do not|doesn't|does not|didn't|never) (give|pass|set|specify|provide|supply|include|add|use)|(isn't|is not|aren't|are not|wasn't|not) (set|given|passed|specified|provided|supplied|present|there)|(leave|leaving|left) (it |them |that |this )?(out|off|empty|blank|unset)|omit(ted|s|ting)?|missing|absent|without (a|an|any) \w+)\b/i,
     gives:
-      /\b(defaults? to|default value|by default|is the default|missing value default|invalid value default|in the absence of|unless otherwise specified|(if|when) omitted|(is|are|was|were|be|is left) (omitted|absent|missing|unspecified|not (present|specified|provided|given|set|supplied|passed))|if no \w+( \w+)? (is|are|was|were) (provided|given|specified|present|supplied|passed))\b/i,
+      /\b(defaults? to|default value|by default|is the default|the default( \w+)? (is|value)|\(default|initially( set)? to|is initially|initial value|missing value default|invalid value default|in the absence of|unless otherwise specified|(if|when) omitted|(is|are|was|were|be|is left) (omitted|absent|missing|unspecified|not (present|specified|provided|given|set|supplied|passed))|if no \w+( \w+)? (is|are|was|were) (provided|given|specified|present|supplied|passed))\b/i,
   },
   {
     // A quantity: a count, a size, a limit, a length of time.

@@ -8,7 +8,7 @@
  * tokens ran out before it. The question says what kind of answer it wants:
  *
  * - a default ("if I don't set one"), given by a sentence about what holds
- *   when the attribute is omitted;
+ *   when the attribute is omitted, or about the value it is initially set to;
  * - a quantity ("how many"), given by a number;
  * - a reason ("why"), given by "so that";
  * - an error ("what error"), given by a thrown error (this one was found
@@ -35,6 +35,11 @@ Deno.test("answer shapes: a question about a default finds the sentence about th
     /When the colour attribute of a lamp is omitted, the keeper's amber is used\./,
   );
   assert.doesNotMatch(text, /fog bell/, "a section that only says 'by default' is not an answer");
+});
+
+Deno.test("answer shapes: a question about a default finds the value a thing is initially set to", async () => {
+  const text = await ask("which shutter mode does a lamp use if I don't give one");
+  assert.match(text, /Every lamp's shutter mode is initially set to sweeping/);
 });
 
 Deno.test("answer shapes: a question asking how many finds the number", async () => {
