@@ -32,7 +32,9 @@
  * the kind of answer the question asks for (a default when it asks what
  * happens if something is left out, a number for "how many", a thrown
  * error, a reason for "why": see `intent.ts`) weighs up to half as much
- * again, less when many candidates give it. The result is in document order,
+ * again, less when many candidates give it. A "how long / wide / many"
+ * question also ranks with the noun it measures by (length, width, number),
+ * as an expansion term at {@link DIMENSION_WEIGHT}. The result is in document order,
  * with each region's heading ancestry and an elision marker over every gap.
  *
  * The contract around it follows PullMD's where that is right: a page
@@ -58,7 +60,7 @@ import { checkCancelled } from "../../runtime/cancel.ts";
 import { TermCounts } from "../search/term_counts.ts";
 import { type Document, indexBuilds } from "../document/document.ts";
 import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./terms.ts";
-import { answerShapes, shapeMatches } from "./intent.ts";
+import { answerShapes, dimensionWords, shapeMatches } from "./intent.ts";
 import { grams, scanRanges } from "../search/words.ts";
 import { blocks } from "../document/slices.ts";
 import { TermTable, type TermTableParts } from "../search/bm25.ts";
@@ -236,6 +238,12 @@ const MIN_SHARE = 0.2;
  * it, nothing when all do.
  */
 const SHAPE_WEIGHT = 0.5;
+/**
+ * Weight of the noun a "how long / wide / many" question measures by
+ * (length, width, number: `dimensionWords` in `intent.ts`), ranked beside
+ * the question's own words as an expansion term.
+ */
+const DIMENSION_WEIGHT = 0.7;
 /** Sections whose units are candidates in the passage stage. */
 const PASSAGE_SECTIONS = 10;
 /** What a section's score (as a share of the best section's) adds to each of its passages. */
@@ -1100,7 +1108,10 @@ export function extractForQuery(
   const n = units.length;
   if (n === 0) return whole(doc, "low", originalTokens);
 
-  const expansion = options.expand?.(terms, doc, query);
+  const expansion = [
+    ...dimensionWords(query).map((w) => ({ term: stem(w), weight: DIMENSION_WEIGHT })),
+    ...(options.expand?.(terms, doc, query) ?? []),
+  ];
   const ranking = rankedFor(doc, query, terms, expansion);
   const { unitScore, ranked, unitMode } = ranking;
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {

@@ -108,3 +108,35 @@ export function shapeMatches(shapes: readonly number[], text: string): number {
   for (let k = 0; k < shapes.length; k++) if (SHAPES[shapes[k]].gives.test(words)) bits |= 1 << k;
   return bits;
 }
+
+/** The nouns a page measures by, for the adjective of a "how ..." question. */
+const DIMENSIONS: Record<string, readonly string[]> = {
+  long: ["length", "time", "duration"],
+  wide: ["width"],
+  tall: ["height"],
+  high: ["height"],
+  deep: ["depth"],
+  deeply: ["depth"],
+  big: ["size"],
+  large: ["size"],
+  small: ["size"],
+  many: ["number"],
+  much: ["amount"],
+  often: ["frequency", "interval"],
+  far: ["distance"],
+  old: ["age"],
+  fast: ["speed", "rate"],
+};
+
+/**
+ * The nouns a "how long / wide / many ..." question measures by ("how wide
+ * is a textarea" asks for its width, "how long can an array be" for its
+ * length), which the page writes where the question's adjective is absent.
+ */
+export function dimensionWords(question: string): string[] {
+  const out: string[] = [];
+  for (const m of question.toLowerCase().matchAll(/\bhow (\w+)/g)) {
+    for (const w of DIMENSIONS[m[1]] ?? []) if (!out.includes(w)) out.push(w);
+  }
+  return out;
+}

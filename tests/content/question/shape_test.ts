@@ -11,6 +11,8 @@
  *   when the attribute is omitted, or about the value it is initially set to;
  * - a quantity ("how many"), given by a number;
  * - a reason ("why"), given by "so that";
+ * - a measure ("how wide"), given by the noun the page measures by ("the
+ *   walkway's width"), which the question does not write;
  * - an error ("what error"), given by a thrown error (this one was found
  *   before answer shapes too: a guard that they keep it).
  *
@@ -23,6 +25,7 @@ import { askPage } from "../../support/ask.ts";
 import {
   answerShapeNames,
   answerShapes,
+  dimensionWords,
   shapeMatches,
 } from "../../../lib/content/question/intent.ts";
 
@@ -45,6 +48,11 @@ Deno.test("answer shapes: a question about a default finds the value a thing is 
 Deno.test("answer shapes: a question asking how many finds the number", async () => {
   const text = await ask("how many wicks fit in a lamp");
   assert.match(text, /A lamp burner holds no more than 12 wicks/);
+});
+
+Deno.test("answer shapes: 'how wide' finds the width", async () => {
+  const text = await ask("how wide is the gallery walkway");
+  assert.match(text, /The walkway's width matches the lamp room door/);
 });
 
 Deno.test("answer shapes: a question asking why finds the reason", async () => {
@@ -74,4 +82,10 @@ Deno.test("answer shapes: a list marker or a link target is not a number, a step
   assert.equal(shapeMatches(quantity, "1. Let [x](#sec-4-2-7) be the result."), 0);
   assert.equal(shapeMatches(quantity, "1. Repeat at most 16 times."), 1);
   assert.equal(shapeMatches(quantity, "There is no limit on the depth."), 1);
+});
+
+Deno.test("answer shapes: the nouns a 'how ...' question measures by", () => {
+  assert.deepEqual(dimensionWords("how wide is a textarea by default"), ["width"]);
+  assert.deepEqual(dimensionWords("How many values can a function return"), ["number"]);
+  assert.deepEqual(dimensionWords("how do I make a list count down"), []);
 });
