@@ -10,7 +10,9 @@
  * - `rfc9110`, `rfc9111`, `rfc9112`: RFC 9110 (HTTP Semantics), RFC 9111
  *   (HTTP Caching) and RFC 9112 (HTTP/1.1), `specs/rfc911x.html` of
  *   github.com/httpwg/httpwg.github.io (the IETF Trust's licence of RFCs,
- *   the Revised BSD License for code components), all three from `--httpwg`;
+ *   the Revised BSD License for code components), from `--httpwg` as are
+ *   `rfc9113` (HTTP/2), `rfc9421` (HTTP Message Signatures), `rfc6265`
+ *   (Cookies), `rfc9651` (Structured Field Values) and `rfc7541` (HPACK);
  * - `webdriver`: W3C WebDriver, `index.html` of github.com/w3c/webdriver
  *   (W3C Software and Document License);
  * - `wai_aria`: WAI-ARIA, `index.html` of github.com/w3c/aria (W3C
@@ -79,6 +81,41 @@ const SOURCES: Source[] = [
     option: "httpwg",
     repository: "github.com/httpwg/httpwg.github.io",
     path: "specs/rfc9112.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9113",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9113.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9421",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9421.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc6265",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc6265.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9651",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9651.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc7541",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc7541.html",
     licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
   },
   {
