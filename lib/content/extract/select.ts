@@ -123,11 +123,35 @@ function furnitureWord(hint: string, soft: boolean): string | undefined {
   return m ? m[2].split("-")[0].toLowerCase() : undefined;
 }
 
+/** The words of an id or a heading, lowercased, three letters or more. */
+function words(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 3);
+}
+
+/**
+ * Whether an id and a heading share a word besides the furniture word `word`
+ * (its first five letters, or the whole of a shorter word): the id is then
+ * the slug of a section of that topic ("sane-set-cookie-syntax" on
+ * "Syntax", "cookie-date" on "Dates"), not the name of a widget.
+ */
+function sharesWord(id: string, heading: string, word: string): boolean {
+  const inHeading = words(heading);
+  return words(id).some((w) => {
+    if (w.startsWith(word)) return false;
+    return inHeading.some((h) => {
+      const n = Math.min(5, w.length, h.length);
+      return n >= 4 ? w.slice(0, n) === h.slice(0, n) : w === h;
+    });
+  });
+}
+
 /**
  * Elements whose class or id marks them as furniture (soft marks yield to
  * prose-heavy boxes). An id that only repeats the element's own heading
  * ("comments" on a section titled "Comments", "the-nav-element" on a
- * specification's heading) names a topic, not a widget, and is ignored.
+ * specification's heading), or shares another word with it (a section's
+ * slug: "cookie-date" on "Dates"), names a topic, not a widget, and is
+ * ignored.
  */
 function hinted(
   blocks: readonly BlockRecord[],
@@ -143,7 +167,7 @@ function hinted(
     if (/^h[1-6]$/.test(el.tag[e])) return true;
     headings ??= firstHeadings(blocks, el, markdown);
     const heading = headings[e];
-    return heading !== undefined && heading.includes(word);
+    return heading !== undefined && (heading.includes(word) || sharesWord(el.id[e], heading, word));
   };
   const marks = (e: number, soft: boolean) => {
     if (el.hint[e] !== "" && (soft ? SOFT : HARD).test(el.hint[e])) return true;

@@ -146,3 +146,20 @@ Deno.test("returned text: a reading list that is the article stays; related stor
   const ends = await markdown("article_ends");
   hasNone(ends, ["Bridge tolls to rise", "Ferry crews vote to end their strike"]);
 });
+
+Deno.test("returned text: a section whose id is its slug keeps its text, even when the slug holds a furniture word", async () => {
+  const text = await markdown("slug_ids_spec");
+  // Ids such as "tin-cookie-syntax" on "Syntax" and "cookie-date" on "Dates" name the topic.
+  hasAll(text, [
+    "#### 1.1.1. Syntax",
+    "the pantry rejects a line that lacks the colon",
+    "#### 1.1.2. Semantics",
+    "the oldest record in a tin is always taken before a newer one",
+    "### 2.1. Dates",
+    "a record without a month is read as this month",
+    "### 2.2. Paths",
+    "the pantry never carries a biscuit past the oven",
+  ]);
+  // A consent box named "cookie-banner" whose heading shares none of its words is still furniture.
+  hasNone(text, ["We value your privacy", "Accept all"]);
+});
