@@ -12,7 +12,9 @@
  *   github.com/httpwg/httpwg.github.io (the IETF Trust's licence of RFCs,
  *   the Revised BSD License for code components), from `--httpwg` as are
  *   `rfc9113` (HTTP/2), `rfc9421` (HTTP Message Signatures), `rfc6265`
- *   (Cookies), `rfc9651` (Structured Field Values) and `rfc7541` (HPACK);
+ *   (Cookies), `rfc9651` (Structured Field Values), `rfc7541` (HPACK),
+ *   `rfc9114` (HTTP/3), `rfc9204` (QPACK), `rfc9530` (Digest Fields) and
+ *   `rfc9205` (Building Protocols with HTTP);
  * - `webdriver`: W3C WebDriver, `index.html` of github.com/w3c/webdriver
  *   (W3C Software and Document License);
  * - `wai_aria`: WAI-ARIA, `index.html` of github.com/w3c/aria (W3C
@@ -116,6 +118,34 @@ const SOURCES: Source[] = [
     option: "httpwg",
     repository: "github.com/httpwg/httpwg.github.io",
     path: "specs/rfc7541.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9114",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9114.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9204",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9204.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9530",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9530.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9205",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9205.html",
     licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
   },
   {
