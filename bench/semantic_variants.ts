@@ -29,11 +29,13 @@
  * deno run -A bench/semantic_data.ts      # once: the tables, into a cache folder outside the repo
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A --v8-flags=--expose-gc bench/semantic_variants.ts \
  *   --set bench/questions/dev.json --set bench/questions/heldout.json \
- *   --set bench/questions/tune_specs.json [--budget 600] [--sweep] [--flips] [--expansions]
+ *   --set bench/questions/tune_specs.json [--budget 600] [--sweep] [--passages] [--flips] [--expansions]
  * ```
  *
  * `--sweep` adds weight and threshold variants of each method, and GloVe and
- * WordNet for only the question's words the page lacks; `--flips`
+ * WordNet for only the question's words the page lacks; `--passages` adds
+ * each method with its terms weighing in the choice of passages only, the
+ * sections ranked by the question's own words (`expandPassagesOnly`); `--flips`
  * lists the questions each method wins or loses against today's;
  * `--expansions` prints every question's expansion terms. Without the
  * shared folder or the tables it prints one line and exits 0.
@@ -79,6 +81,7 @@ const { values } = parseArgs({
     sweep: { type: "boolean", default: false },
     flips: { type: "boolean", default: false },
     expansions: { type: "boolean", default: false },
+    passages: { type: "boolean", default: false },
   },
 });
 
@@ -279,12 +282,33 @@ function prfExpand(passages: number, m: number, weight: number): Expand {
   };
 }
 
-const methods: { name: string; expand?: Expand }[] = [
+const methods: { name: string; expand?: Expand; passagesOnly?: boolean }[] = [
   { name: "today" },
   { name: "glove k3 cos.65 w.3", expand: gloveExpand(0.65, 3, 0.3) },
   { name: "wordnet k3 w.3", expand: wordnetExpand(3, 0.3) },
   { name: "prf 3x5 w.25", expand: prfExpand(3, 5, 0.25) },
 ];
+if (values.passages) {
+  methods.push(
+    {
+      name: "glove k3 cos.65 w.3, passages only",
+      expand: gloveExpand(0.65, 3, 0.3),
+      passagesOnly: true,
+    },
+    {
+      name: "glove k3 cos.6 w.5, passages only",
+      expand: gloveExpand(0.6, 3, 0.5),
+      passagesOnly: true,
+    },
+    {
+      name: "glove k5 cos.55 w.5, passages only",
+      expand: gloveExpand(0.55, 5, 0.5),
+      passagesOnly: true,
+    },
+    { name: "wordnet k3 w.4, passages only", expand: wordnetExpand(3, 0.4), passagesOnly: true },
+    { name: "prf 3x5 w.3, passages only", expand: prfExpand(3, 5, 0.3), passagesOnly: true },
+  );
+}
 if (values.sweep) {
   methods.push(
     { name: "glove k3 cos.65 w.2", expand: gloveExpand(0.65, 3, 0.2) },
@@ -325,7 +349,7 @@ interface Outcome {
 }
 
 /** One question through the query view, with a method's expansion worked out once. */
-function ask(method: { expand?: Expand }, q: Question): Outcome {
+function ask(method: { expand?: Expand; passagesOnly?: boolean }, q: Question): Outcome {
   const doc = docs.get(q.page)!;
   let terms: WeightedTerm[] = [];
   let expandMs = 0;
@@ -345,7 +369,9 @@ function ask(method: { expand?: Expand }, q: Question): Outcome {
     max_tokens: budget,
   });
   const t = performance.now();
-  const r = method.expand ? view(doc, request, { extract: { expand: once } }) : view(doc, request);
+  const r = method.expand
+    ? view(doc, request, { extract: { expand: once, expandPassagesOnly: method.passagesOnly } })
+    : view(doc, request);
   const ms = performance.now() - t;
   const hit = q.answers.some((a) => r.body.includes(a));
   return { hit, tokens: r.returnedTokens, body: r.body, ms, expandMs, terms };

@@ -1084,6 +1084,11 @@ export interface ExtractOptions {
    * Called once the page's index is built. None by default.
    */
   expand?: (terms: readonly string[], doc: Document, query: string) => readonly WeightedTerm[];
+  /**
+   * When true, the `expand` terms weigh in the choice of passages only: the
+   * sections are ranked by the question's own words (and its measure nouns).
+   */
+  expandPassagesOnly?: boolean;
 }
 
 /**
@@ -1108,11 +1113,16 @@ export function extractForQuery(
   const n = units.length;
   if (n === 0) return whole(doc, "low", originalTokens);
 
-  const expansion = [
-    ...dimensionWords(query).map((w) => ({ term: stem(w), weight: DIMENSION_WEIGHT })),
-    ...(options.expand?.(terms, doc, query) ?? []),
-  ];
-  const ranking = rankedFor(doc, query, terms, expansion);
+  const dimensions = dimensionWords(query).map((w) => ({
+    term: stem(w),
+    weight: DIMENSION_WEIGHT,
+  }));
+  const extra = options.expand?.(terms, doc, query) ?? [];
+  let ranking = rankedFor(doc, query, terms, [...dimensions, ...extra]);
+  if (options.expandPassagesOnly && extra.length > 0) {
+    const sections = rankedFor(doc, query, terms, dimensions);
+    ranking = { ...ranking, ranked: sections.ranked };
+  }
   const { unitScore, ranked, unitMode } = ranking;
   if (unitMode ? unitScore.size === 0 : ranked.length === 0) {
     return whole(doc, "low", originalTokens);
