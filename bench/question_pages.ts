@@ -28,9 +28,12 @@ export interface Question {
 export const SPEC_PAGES: Record<string, string> = {
   app_manifest: "https://w3c.github.io/manifest/",
   bash_ref: "https://www.gnu.org/software/bash/manual/bash.html",
+  did_core: "https://www.w3.org/TR/did-core/",
+  getusermedia: "https://www.w3.org/TR/mediacapture-streams/",
   json_ld: "https://w3c.github.io/json-ld-syntax/",
   lua_manual: "https://www.lua.org/manual/5.4/manual.html",
   payment_request: "https://w3c.github.io/payment-request/",
+  pointer_events: "https://w3c.github.io/pointerevents/",
   rfc9110: "https://httpwg.org/specs/rfc9110.html",
   rfc9111: "https://httpwg.org/specs/rfc9111.html",
   rfc9112: "https://httpwg.org/specs/rfc9112.html",
@@ -47,6 +50,7 @@ export const SPEC_PAGES: Record<string, string> = {
   vc_data_model: "https://www.w3.org/TR/vc-data-model-2.0/",
   webdriver: "https://w3c.github.io/webdriver/",
   webrtc: "https://www.w3.org/TR/webrtc/",
+  wot_td: "https://www.w3.org/TR/wot-thing-description11/",
 };
 
 const cache = new Map<string, Document>();

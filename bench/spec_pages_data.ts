@@ -29,14 +29,20 @@
  *   github.com/w3c/vc-data-model; `app_manifest`: W3C Web Application
  *   Manifest, `index.html` of github.com/w3c/manifest; `payment_request`:
  *   W3C Payment Request API, `index.html` of github.com/w3c/payment-request
- *   (all four W3C Software and Document License).
+ *   (all four W3C Software and Document License);
+ * - `did_core` (Decentralized Identifiers 1.0 as published), `getusermedia`
+ *   (Media Capture and Streams, the 2017-08-28 snapshot), `pointer_events`
+ *   (Pointer Events) and `wot_td` (WoT Thing Description 2.0, first public
+ *   draft) from github.com/w3c/did-core, mediacapture-main, pointerevents
+ *   and wot-thing-description (W3C Software and Document License).
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/spec_pages_data.ts \
  *   --bash /tmp/bash --httpwg /tmp/httpwg.github.io --webdriver /tmp/webdriver \
  *   --aria /tmp/aria --lua /tmp/lua --jsonld /tmp/json-ld-syntax \
  *   --webrtc /tmp/webrtc-pc --vc /tmp/vc-data-model --manifest /tmp/manifest \
- *   --payment /tmp/payment-request [--out DIR]
+ *   --payment /tmp/payment-request --did /tmp/did-core --mediacapture /tmp/mediacapture-main \
+ *   --pointerevents /tmp/pointerevents --wot /tmp/wot-thing-description [--out DIR]
  * ```
  *
  * A checkout is a working tree or a bare git directory (its file is read at
@@ -202,6 +208,34 @@ const SOURCES: Source[] = [
     option: "payment",
     repository: "github.com/w3c/payment-request",
     path: "index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "did_core",
+    option: "did",
+    repository: "github.com/w3c/did-core",
+    path: "transitions/2022/REC/index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "getusermedia",
+    option: "mediacapture",
+    repository: "github.com/w3c/mediacapture-main",
+    path: "archives/20170828/getusermedia.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "pointer_events",
+    option: "pointerevents",
+    repository: "github.com/w3c/pointerevents",
+    path: "index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "wot_td",
+    option: "wot",
+    repository: "github.com/w3c/wot-thing-description",
+    path: "publication/ver20/1-fpwd/Overview.html",
     licence: "W3C Software and Document License",
   },
 ];
