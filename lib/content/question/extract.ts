@@ -59,7 +59,7 @@ import { RESPONSE_TOKEN_CAP } from "../../config.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
 import { TermCounts } from "../search/term_counts.ts";
 import { type Document, indexBuilds } from "../document/document.ts";
-import { asksForCode, isStopWord, questionTerms, scanTerms, stem } from "./terms.ts";
+import { asksForCode, isStopWord, joinedTerms, questionTerms, scanTerms, stem } from "./terms.ts";
 import { answerShapes, dimensionWords, shapeMatches } from "./intent.ts";
 import { grams, scanRanges } from "../search/words.ts";
 import { blocks } from "../document/slices.ts";
@@ -400,6 +400,7 @@ class StemIds {
         for (const g of grams(run)) onTerm(this.stems.id(g, true));
       },
     );
+    joinedTerms(text, (t) => onTerm(this.stems.id(t, true)));
   }
 }
 

@@ -114,6 +114,7 @@ export function questionTerms(question: string): QuestionTerms {
     if (chars.length === 1) content.push(run);
     else for (let i = 0; i + 1 < chars.length; i++) content.push(chars[i] + chars[i + 1]);
   });
+  joinedTerms(question, (t) => content.push(t));
   const pick = content.length > 0 ? content : all;
   return {
     terms: [...new Set(pick)].slice(0, MAX_QUESTION_TERMS),
@@ -121,11 +122,25 @@ export function questionTerms(question: string): QuestionTerms {
   };
 }
 
+/** A name joined to a number by a hyphen: "SHA-512", "UTF-8", "P-256". */
+const JOINED = /(?<![\p{L}\p{N}_-])(\p{L}{1,12})-(\d{1,6})(?![\p{L}\p{N}_]|-\p{N})/gu;
+
+/**
+ * Calls `onTerm` with the one-word form of each name joined to a number by
+ * a hyphen in `text` ("sha512" for "SHA-512"), as pages and questions also
+ * write it ("rsa-pss-sha512"), beside the two words its parts already are.
+ */
+export function joinedTerms(text: string, onTerm: (term: string) => void): void {
+  if (!text.includes("-")) return;
+  for (const m of text.matchAll(JOINED)) onTerm((m[1] + m[2]).toLowerCase());
+}
+
 /** Calls `onTerm` with the stem of every word of `text` (and the grams of unspaced runs). */
 export function scanTerms(text: string, onTerm: (term: string) => void): void {
   scan(text, (w) => onTerm(stem(w)), (run) => {
     for (const g of grams(run)) onTerm(g);
   });
+  joinedTerms(text, onTerm);
 }
 
 const ASKS_FOR_CODE =
