@@ -4,8 +4,9 @@
  * of links, entities, unclosed and misnested tags, nesting to the cap, one
  * huge row or cell, one huge text run, tiny sections, attributes by the
  * thousand, ...) generated at 4 and 16 MB, and PEP 8, ECMA-262 and WHATWG
- * HTML (needs PARKOUR_SHARED_DIR), served on 127.0.0.1 by this process and
- * read
+ * HTML (needs PARKOUR_SHARED_DIR), served on 127.0.0.1 by this process (a
+ * shape's page is generated before its clock starts, as the real pages are
+ * read before theirs) and read
  *
  * - by the CLI (unless `--no-cli`): `main.ts fetch URL --max-tokens 5000 --format envelope`, a
  *   process per page with the fetch task's flags (the page converts on the
@@ -77,10 +78,14 @@ function pageBytes(label: string): Uint8Array<ArrayBuffer> {
 }
 
 let served: { label: string; bytes: Uint8Array<ArrayBuffer> } | undefined;
+/** Makes the page of `label` the one served, generated now: before its clock starts. */
+function serve(label: string): void {
+  if (served?.label !== label) served = { label, bytes: pageBytes(label) };
+}
 const upstream = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
   const label = decodeURIComponent(new URL(req.url).pathname.slice(1).split("/")[0]);
-  if (served?.label !== label) served = { label, bytes: pageBytes(label) };
-  return new Response(served.bytes, { headers: { "content-type": "text/html; charset=utf-8" } });
+  serve(label);
+  return new Response(served!.bytes, { headers: { "content-type": "text/html; charset=utf-8" } });
 });
 const BASE = `http://127.0.0.1:${upstream.addr.port}`;
 let nonce = 0;
@@ -107,6 +112,7 @@ async function viaCli(label: string): Promise<Measure> {
     flags,
   );
   const argv = timed ? ["-f", "%e %U %S %M", command, ...args] : args;
+  serve(label);
   const t = performance.now();
   const out = await new Deno.Command(timed ? TIME : command, {
     args: argv,
@@ -148,6 +154,7 @@ if (!values["no-mcp"]) {
   try {
     await callTool(client, "web_fetch_incisive", { url: urlOf("tiny") });
     for (const label of labels) {
+      serve(label);
       const t = performance.now();
       const a = await callTool(client, "web_fetch_incisive", {
         url: urlOf(label),
