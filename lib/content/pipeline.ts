@@ -172,10 +172,32 @@ async function pdfDocument(resource: Resource): Promise<Document> {
   });
 }
 
-/** Converts a resource to a Document, or throws a {@link ContentError}. */
+/**
+ * Builds the Document of a page that is not HTML (plain text, Markdown,
+ * JSON, XML) on this thread within the conversion deadline, as a page of
+ * HTML is: the section walk looks at the clock every few thousand lines,
+ * and past `ms` the page is given up with a `too_slow` ContentError.
+ */
+function withinTextDeadline(resource: Resource, ms: number, build: () => Document): Document {
+  try {
+    return withinDeadline(ms, build);
+  } catch (error) {
+    if (error instanceof ConversionDeadline) {
+      throw tooSlow(resource.url, resource.bytes.length, ms, "text");
+    }
+    throw error;
+  }
+}
+
+/**
+ * Converts a resource to a Document, or throws a {@link ContentError}.
+ * `deadlineMs` replaces the conversion deadline ({@link convertDeadlineMs})
+ * of a page that is not HTML (HTML's is the conversion pool's, see
+ * `workers/pool.ts`, or {@link convertHere}'s).
+ */
 export async function toDocument(
   resource: Resource,
-  options: { fullPage?: boolean; signal?: AbortSignal } = {},
+  options: { fullPage?: boolean; signal?: AbortSignal; deadlineMs?: number } = {},
 ): Promise<Document> {
   const kind = kindOf(resource.contentType, resource.url, resource.bytes);
   if (isSourceFile(resource, kind)) {
@@ -196,15 +218,28 @@ export async function toDocument(
     contentType: resource.contentType,
     degraded: resource.degraded,
   };
+  if (kind === "pdf") return await pdfDocument(resource);
+  if (kind === "html") {
+    return await htmlDocumentOffThread(resource, resource.url, {
+      contentType: resource.contentType,
+      degraded: resource.degraded,
+      fullPage: options.fullPage,
+    }, options.signal);
+  }
+  return withinTextDeadline(
+    resource,
+    options.deadlineMs ?? convertDeadlineMs(),
+    () => textDocument(resource, kind, base),
+  );
+}
+
+/** The Document of a page of text that is not HTML. */
+function textDocument(
+  resource: Resource,
+  kind: "markdown" | "text" | "json" | "xml",
+  base: { url: string; contentType: string; degraded?: boolean },
+): Document {
   switch (kind) {
-    case "pdf":
-      return await pdfDocument(resource);
-    case "html":
-      return await htmlDocumentOffThread(resource, resource.url, {
-        contentType: resource.contentType,
-        degraded: resource.degraded,
-        fullPage: options.fullPage,
-      }, options.signal);
     case "markdown":
       return new Document({
         ...base,

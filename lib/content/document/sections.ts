@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { checkCancelled } from "../../runtime/cancel.ts";
 
 /** One section. */
 export interface Section {
@@ -73,8 +74,12 @@ export function buildSections(
   const sections: Section[] = [];
   let fence = "";
   let pos = 0;
+  let lines = 0;
   const n = markdown.length;
+  checkCancelled();
   while (pos <= n) {
+    // A conversion past its deadline, or cancelled, stops here too (a page of text has no HTML).
+    if ((++lines & 4095) === 0) checkCancelled();
     let nl = markdown.indexOf("\n", pos);
     if (nl === -1) nl = n;
     const c = markdown.charCodeAt(pos);

@@ -101,12 +101,16 @@ export const INDEX_DEADLINE_MS = 5_000;
 /** Pages waiting beyond the running ones before new ones are refused. */
 export const MAX_QUEUED = 32;
 
-/** The error of a page given up at the deadline: what happened and what to try. */
-export function tooSlow(url: string, bytes: number, ms: number): ContentError {
+/**
+ * The error of a page given up at the deadline: what happened and what to
+ * try; `what` names what the page is made of (HTML, or text for a page of
+ * plain text, Markdown, JSON or XML).
+ */
+export function tooSlow(url: string, bytes: number, ms: number, what = "HTML"): ContentError {
   const size = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.ceil(bytes / 1e3)} kB`;
   const seconds = Number((ms / 1000).toFixed(1));
   return new ContentError(
-    `the page at ${url} (${size} of HTML) did not convert within ${seconds} s, so its conversion was stopped and nothing of it was kept; pages this slow are very large or built to be slow to read (markup nested or broken on purpose). Try a smaller page of the site (a chapter's or a section's own URL), its API, or a text, print or PDF version; where the server or the command runs, ${CONVERT_DEADLINE_VARIABLE} allows more time (now ${ms} ms)`,
+    `the page at ${url} (${size} of ${what}) did not convert within ${seconds} s, so its conversion was stopped and nothing of it was kept; pages this slow are very large or built to be slow to read (markup nested or broken on purpose). Try a smaller page of the site (a chapter's or a section's own URL), its API, or a text, print or PDF version; where the server or the command runs, ${CONVERT_DEADLINE_VARIABLE} allows more time (now ${ms} ms)`,
     { kind: "too_slow" },
   );
 }
