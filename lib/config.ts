@@ -560,7 +560,8 @@ export const MAX_CONVERT_DEADLINE_MS = 3_600_000;
 
 /**
  * Longest an HTML page may take to convert (HTML to Markdown, its section
- * tree and token counts), in a worker or on the main thread:
+ * tree and token counts), in a worker or on the main thread, and a page of
+ * text (plain text, Markdown, JSON, XML) its Document:
  * {@link CONVERT_DEADLINE_VARIABLE}, else {@link DEFAULT_CONVERT_DEADLINE_MS}.
  * Past it the page is given up with a `too_slow` error
  * (`lib/content/workers/pool.ts`). A malformed value is an error that names
