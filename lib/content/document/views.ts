@@ -18,6 +18,7 @@ import {
   prefixWithinSync,
   tokenWeight,
   truncateToTokens,
+  weighsOver,
 } from "../tokens/count.ts";
 
 /** Sections per outline window. */
@@ -517,15 +518,21 @@ export function cutToBudget(
   // the two (a table's last `|` and the blank line after it are one token).
   // A block the estimate puts at twice the room left or more does not fit, and is not counted
   // (encoding a block of megabytes would cost seconds).
+  // Whether a block is over is read from as much of it as that takes (weighsOver): a page of one
+  // 4 MB paragraph was weighed whole, twice, to keep its first 5,000 tokens.
   const measure = exact
     ? (from: number, to: number) => {
+      if (weighsOver(markdown, from, to, 2 * (budget - used) + 64)) return Infinity;
       const piece = markdown.slice(from, to);
-      if (tokenWeight(piece) > 2 * (budget - used) + 64) return Infinity;
       const context = Math.max(markdown.lastIndexOf("\n", from - 1) + 1, from - 200, 0);
       const before = markdown.slice(context, from);
       return countPiecesSync(before + piece) - countPiecesSync(before);
     }
-    : (from: number, to: number) => tokenWeight(markdown.slice(from, to));
+    : (from: number, to: number) =>
+      // A block surely over what is left is not weighed to its end.
+      weighsOver(markdown, from, to, maxTokens - used + 1)
+        ? Infinity
+        : tokenWeight(markdown.slice(from, to));
   let used = 0;
   let end = 0;
   // Blocks are split only as far as the budget reaches; `over` ends the first that does not fit.

@@ -64,7 +64,7 @@ import { answerShapes, dimensionWords, shapeMatches } from "./intent.ts";
 import { grams, scanRanges } from "../search/words.ts";
 import { blocks } from "../document/slices.ts";
 import { TermTable, type TermTableParts } from "../search/bm25.ts";
-import { estimateTokens, tokenWeight } from "../tokens/count.ts";
+import { estimateTokens, tokenWeight, weighsOver } from "../tokens/count.ts";
 import { typedArrayBytes } from "../../runtime/heap.ts";
 
 /** Default budget when a question is given. */
@@ -80,23 +80,6 @@ export const TEXT_SPLIT_TOKENS = 160;
 /** Size a run of sentences grows to before a cut. */
 const PIECE_TOKENS = 90;
 const SENTENCE_END = /([.!?。！？]["'”’)\]]*)(\s+)(?=["'“‘(\[`*_]?[\p{Lu}\p{N}])/gu;
-
-/**
- * Whether the estimate of `text[from, to)` is over `limit`, reading only as
- * much of it as that takes: the estimate of a text only grows as text is
- * added at its end (every feature counts up, every weight is positive), so
- * a beginning over the limit answers for the whole.
- */
-function weighsOver(text: string, from: number, to: number, limit: number): boolean {
-  for (let reach = 512;; reach *= 2) {
-    let end = Math.min(to, from + reach);
-    // Never between the halves of a surrogate pair.
-    const c = text.charCodeAt(end - 1);
-    if (end < to && c >= 0xd800 && c <= 0xdbff) end++;
-    if (tokenWeight(text.slice(from, end)) > limit) return true;
-    if (end >= to) return false;
-  }
-}
 
 /**
  * Units by priority, the highest on top and the lower unit first on ties:

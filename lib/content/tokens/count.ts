@@ -295,6 +295,23 @@ export function tokenWeight(text: string): number {
 }
 
 /**
+ * Whether the estimate of `text[from, to)` is over `limit`, reading only as
+ * much of it as that takes: the estimate of a text only grows as text is
+ * added at its end (every feature counts up, every weight is positive), so
+ * a beginning over the limit answers for the whole.
+ */
+export function weighsOver(text: string, from: number, to: number, limit: number): boolean {
+  for (let reach = 512;; reach *= 2) {
+    let end = Math.min(to, from + reach);
+    // Never between the halves of a surrogate pair.
+    const c = text.charCodeAt(end - 1);
+    if (end < to && c >= 0xd800 && c <= 0xdbff) end++;
+    if (tokenWeight(text.slice(from, end)) > limit) return true;
+    if (end >= to) return false;
+  }
+}
+
+/**
  * The longest prefix of `text` estimated at no more than `budget` tokens,
  * cut at a line break when one is in the last fifth of the prefix, and never
  * inside a surrogate pair.
@@ -507,10 +524,21 @@ export function prefixWithinSync(
   const limit = Math.max(0, Math.floor(budget));
   // Encode a prefix that surely holds `limit` tokens (the estimate is within a
   // factor of two of o200k on every script), not the whole of a long text.
+  // Only as much of a long text as it takes is weighed: a prefix of doubling length until the
+  // estimate is past that (a page of one 4 MB paragraph was weighed whole for 5,000 tokens).
   let head = text;
   if (text.length > 4096) {
-    const reach = truncateToTokens(text, 2 * limit + 256);
-    if (reach.length < text.length) head = reach;
+    const want = 2 * limit + 256;
+    let reach = 4096;
+    while (reach < text.length) {
+      // Never between the halves of a surrogate pair.
+      const c = text.charCodeAt(reach - 1);
+      if (c >= 0xd800 && c <= 0xdbff) reach++;
+      if (tokenWeight(text.slice(0, reach)) > want) break;
+      reach *= 2;
+    }
+    const cut = truncateToTokens(reach < text.length ? text.slice(0, reach) : text, want);
+    if (cut.length < text.length) head = cut;
   }
   let encoded = encodeText(enc, head);
   if (encoded.count <= limit && head !== text) {
