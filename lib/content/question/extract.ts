@@ -574,6 +574,8 @@ export class QueryIndex {
     const headings = new TermTable();
     const headed: number[][] = [];
     sections.forEach((s, i) => {
+      // A page of hundreds of thousands of headings: the index's deadline holds here too.
+      if ((i & 1023) === 0) checkCancelled();
       scanTerms(s.title, (t) => {
         const id = headings.id(t, true);
         if (id === headed.length) headed.push([]);
