@@ -439,12 +439,68 @@ function encodeText(
   return { tokens, count: tokens.length + cuts.length, parts: cuts.length + 1 };
 }
 
+/**
+ * o200k's pre-tokenizer, the pattern the encoding defines (with flags `gu`):
+ * the encoder merges byte pairs only inside each piece it matches, so the
+ * count of a text is the sum of the counts of its pre-tokens.
+ */
+const PRE_TOKEN =
+  /[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+
+/**
+ * Characters of the pre-tokens whose counts are kept (words, spaces,
+ * punctuation: a page's vocabulary repeats; all forgotten when full). WHATWG
+ * HTML has some 31,500 different pre-tokens in 227,000 characters. Counting
+ * from them does without the encoder's lookup of every word in its table of
+ * 200,000 and without building the token array: the page's 3,882 slices
+ * count in about 0.4 of the time.
+ */
+export const PRE_TOKEN_CACHE_CHARS = 1 << 19;
+/** Pre-tokens longer than this are not kept (rare; they would push many out). */
+const LONG_PRE_TOKEN = 64;
+const preTokenCounts = new Map<string, number>();
+let preTokenChars = 0;
+
+/** Exact o200k tokens of `text` (no run longer than {@link LONG_RUN}), from its pre-tokens. */
+function countPreTokens(enc: Encoding, text: string): number {
+  let total = 0;
+  PRE_TOKEN.lastIndex = 0;
+  for (let m = PRE_TOKEN.exec(text); m !== null; m = PRE_TOKEN.exec(text)) {
+    const word = m[0];
+    let n = preTokenCounts.get(word);
+    if (n === undefined) {
+      n = enc.encode(word, AS_TEXT).length;
+      if (word.length <= LONG_PRE_TOKEN) {
+        if (preTokenChars + word.length > PRE_TOKEN_CACHE_CHARS) {
+          preTokenCounts.clear();
+          preTokenChars = 0;
+        }
+        // A match of 13 characters or more may be a view of `text`, which it would keep alive.
+        preTokenCounts.set(word.length > 12 ? `\n${word}`.slice(1) : word, n);
+        preTokenChars += word.length;
+      }
+    }
+    total += n;
+  }
+  return total;
+}
+
 /** Exact o200k tokens in `text`; throws before {@link tokenizerReady} has resolved. */
 export function countTokensSync(text: string): number {
   if (!encoding) {
     throw new Error("the tokenizer is not loaded: await tokenizerReady() first");
   }
-  return text.length === 0 ? 0 : encodeText(encoding, text).count;
+  if (text.length === 0) return 0;
+  // The count of encodeText: long runs counted in parts, one more per cut.
+  const cuts = runCuts(text);
+  if (cuts.length === 0) return countPreTokens(encoding, text);
+  let count = cuts.length;
+  let from = 0;
+  for (const at of [...cuts, text.length]) {
+    count += countPreTokens(encoding, text.slice(from, at));
+    from = at;
+  }
+  return count;
 }
 
 /** Exact o200k tokens in `text` (loads the tables on first use). */
