@@ -9,7 +9,9 @@
  * slices or a question read). It
  * returns the Document with the facts a face renders: cached, source,
  * renderer, final URL (the Document's). {@link viewPage} is the view of
- * that page, after which the page cache counts what the view built.
+ * that page, after which the page cache counts what the view built (and,
+ * after a search, the page's slices are counted for the next one, in the
+ * background).
  *
  * A face parses with the request schema, calls these two and renders; it
  * loads nothing itself. Failures are thrown in the error vocabulary
@@ -18,6 +20,7 @@
  * @module
  */
 import type { Document } from "../content/document/document.ts";
+import { countSlicesLater } from "../content/document/views.ts";
 import { tokenizerReady } from "../content/tokens/count.ts";
 import { ContentError, ToolError } from "../errors.ts";
 import type { RenderInfo, RenderLoadOptions } from "../render/document.ts";
@@ -241,7 +244,9 @@ function refuseEmpty(doc: Document, url: PageUrl, options: ReadOptions): void {
 
 /**
  * The view of a page read for `request`, with its fragment; afterwards the
- * page cache counts what the view built.
+ * page cache counts what the view built, and after a search or a slices
+ * view the tokens of every slice are counted in the background
+ * (`countSlicesLater`).
  */
 export function viewPage(
   read: PageRead,
@@ -254,5 +259,7 @@ export function viewPage(
     sourceOwnsFragment: read.ownsFragment,
   });
   if (result.grewIndex) read.recount();
+  // The next search is likely: count the page's slices while the agent reads this answer.
+  if (result.kind === "search" || result.kind === "slices") countSlicesLater(read.doc);
   return result;
 }

@@ -84,9 +84,14 @@ export function countPiecesSync(text: string): number {
 /**
  * Exact o200k tokens in `text` followed by a blank line, given `tokens`, the
  * count of `text`: only its last line is counted again, with the break (the
- * lines before it are pieces of both texts).
+ * lines before it are pieces of both texts), by `count` (the same figure as
+ * `countTokensSync`; by default from the kept counts of its pieces).
  */
-export function countWithBreak(text: string, tokens: number): number {
+export function countWithBreak(
+  text: string,
+  tokens: number,
+  count: (text: string) => number = countPiecesSync,
+): number {
   let start = 0;
   for (let i = text.lastIndexOf("\n"); i >= 0; i = text.lastIndexOf("\n", i - 1)) {
     if (i + 1 < text.length && !JOINS.test(text[i + 1])) {
@@ -96,7 +101,7 @@ export function countWithBreak(text: string, tokens: number): number {
     if (i === 0) break;
   }
   const last = text.slice(start);
-  return tokens - countPiecesSync(last) + countPiecesSync(`${last}\n\n`);
+  return tokens - count(last) + count(`${last}\n\n`);
 }
 
 /** {@link countPiecesSync} when the tokenizer is loaded, the estimate otherwise. */

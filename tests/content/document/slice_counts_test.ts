@@ -1,0 +1,110 @@
+/**
+ * The slices' counts made in the background are the counts a search makes
+ * itself: every slice's block, and the block followed by a blank line, on
+ * the fixture pages in every script; a search's answer is the same whether
+ * its slices were counted before or not; the background count starts only
+ * after a search made the counts, fills them all, and stops when the
+ * Document gives back its memory.
+ */
+import assert from "node:assert/strict";
+import { countTokensSync, tokenizerReady } from "../../../lib/content/tokens/count.ts";
+import { htmlDocument } from "../../../lib/content/pipeline.ts";
+import type { Document } from "../../../lib/content/document/document.ts";
+import {
+  countSlices,
+  countSlicesLater,
+  renderSlices,
+  sliceCounts,
+  sliceEntries,
+} from "../../../lib/content/document/views.ts";
+import { view } from "../../../lib/views/view.ts";
+import { pageRequestSchema, parseWith } from "../../../lib/views/request.ts";
+
+const PAGES = [
+  "guide.html",
+  "handbook.html",
+  "signal_spec.html",
+  "passage_spec.html",
+  "data_table.html",
+  "code_page.html",
+  "tea_ja.html",
+  "tea_zh.html",
+  "tea_ko.html",
+  "tea_th.html",
+];
+
+async function page(name: string): Promise<Document> {
+  const html = await Deno.readTextFile(new URL(`../../../fixtures/pages/${name}`, import.meta.url));
+  return htmlDocument(html, `https://example.org/${name}`);
+}
+
+/** A kept count, or -1 when none is kept. */
+const kept = (doc: Document, i: number, kind: "block" | "followed") =>
+  sliceCounts(doc).get(i, kind, () => -1);
+
+/** The searches: two words of each slice's label, and one of its text. */
+function searches(doc: Document): string[] {
+  const words = doc.slices.flatMap((_, i) => doc.sliceText(i).match(/\p{L}{4,}/gu) ?? []);
+  return [...new Set(words)].filter((_, i) => i % 7 === 0).slice(0, 40);
+}
+
+Deno.test("slice counts: counted ahead, each slice's block and block with a break are the tokenizer's", async () => {
+  await tokenizerReady();
+  for (const name of PAGES) {
+    const doc = await page(name);
+    assert.equal(countSlices(doc, sliceCounts(doc)), doc.slices.length);
+    for (const e of sliceEntries(doc, doc.slices.map((_, i) => i))) {
+      // The block as a search shows it: one slice, whole.
+      const block = renderSlices([e], Infinity).text;
+      assert.equal(kept(doc, e.index, "block"), countTokensSync(block), `${name} ${e.index}`);
+      assert.equal(
+        kept(doc, e.index, "followed"),
+        countTokensSync(`${block}\n\n`),
+        `${name} ${e.index}`,
+      );
+    }
+  }
+});
+
+Deno.test("slice counts: a search answers the same with its slices counted ahead or not", async () => {
+  await tokenizerReady();
+  for (const name of PAGES) {
+    const fresh = await page(name);
+    const counted = await page(name);
+    countSlices(counted, sliceCounts(counted));
+    for (const search of searches(fresh)) {
+      for (const max_tokens of [120, 400, 5000]) {
+        const ask = (doc: Document) =>
+          view(doc, parseWith(pageRequestSchema, { url: doc.url, search, max_tokens }));
+        const a = ask(fresh);
+        const b = ask(counted);
+        assert.equal(b.body, a.body, `${name} '${search}' at ${max_tokens}`);
+        assert.equal(b.returnedTokens, a.returnedTokens, `${name} '${search}' at ${max_tokens}`);
+      }
+    }
+  }
+});
+
+Deno.test("slice counts: counted in the background after a search, all of them; stopped on release", async () => {
+  await tokenizerReady();
+  const doc = await page("handbook.html");
+  // No search yet: nothing to fill.
+  countSlicesLater(doc);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(doc.slices.every((_, i) => kept(doc, i, "block") === -1));
+  view(doc, parseWith(pageRequestSchema, { url: doc.url, search: "the", max_tokens: 100 }));
+  countSlicesLater(doc);
+  const all = () => doc.slices.every((_, i) => kept(doc, i, "block") >= 0);
+  for (let wait = 0; wait < 500 && !all(); wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.ok(all(), "every slice counted");
+  assert.ok(doc.slices.every((_, i) => kept(doc, i, "followed") >= 0));
+  // Released: the counts are dropped, and a step left over does not make new ones.
+  const other = await page("guide.html");
+  view(other, parseWith(pageRequestSchema, { url: other.url, search: "the", max_tokens: 60 }));
+  countSlicesLater(other);
+  other.release();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(other.slices.every((_, i) => kept(other, i, "block") === -1));
+});
