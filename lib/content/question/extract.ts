@@ -805,6 +805,66 @@ export class QueryIndex {
 const QUERY_INDEX = Symbol("query index");
 
 /**
+ * Which answer shapes (`intent.ts`) each unit of a Document gives, worked
+ * out once per unit and shape and kept with the Document: the query view
+ * asks the extraction again with other budgets (up to eight times per
+ * question), and questions asking for the same shape share candidates. A
+ * bit per shape (by its index in the shape table, below eight) of what was
+ * tested and of what was found.
+ */
+class UnitShapes {
+  readonly #tested: Uint8Array<ArrayBuffer>;
+  readonly #gives: Uint8Array<ArrayBuffer>;
+
+  /** Room for `units` units, none tested. */
+  constructor(units: number) {
+    this.#tested = new Uint8Array(units);
+    this.#gives = new Uint8Array(units);
+  }
+
+  /**
+   * The shapes of `shapes` unit `u` gives, a bit per entry of `shapes` (as
+   * `shapeMatches` says them); `text` reads the unit when a shape is new.
+   */
+  bits(u: number, shapes: readonly number[], text: () => string): number {
+    if (u >= this.#tested.length || shapes.some((s) => s >= 8)) return shapeMatches(shapes, text());
+    let want = 0;
+    for (const s of shapes) want |= 1 << s;
+    const untested = want & ~this.#tested[u];
+    if (untested !== 0) {
+      const ask = shapes.filter((s) => untested & (1 << s));
+      const found = shapeMatches(ask, text());
+      ask.forEach((s, k) => {
+        if (found & (1 << k)) this.#gives[u] |= 1 << s;
+      });
+      this.#tested[u] |= untested;
+    }
+    let out = 0;
+    shapes.forEach((s, k) => {
+      if (this.#gives[u] & (1 << s)) out |= 1 << k;
+    });
+    return out;
+  }
+
+  /** Bytes held. */
+  approxBytes(): number {
+    return typedArrayBytes(this.#tested.byteLength) + typedArrayBytes(this.#gives.byteLength);
+  }
+
+  /** The arrays, given back when the Document is released. */
+  arrays(): ArrayBufferView[] {
+    return [this.#tested, this.#gives];
+  }
+}
+
+const UNIT_SHAPES = Symbol("answer shapes of units");
+
+/** The kept answer shapes of the units of `doc` (see {@link UnitShapes}). */
+function unitShapes(doc: Document, units: number): UnitShapes {
+  return doc.memo(UNIT_SHAPES, () => new UnitShapes(units));
+}
+
+/**
  * Keeps `index` (made from parts another thread built) as the query index
  * of its Document, unless one was built meanwhile.
  */
@@ -1181,17 +1241,15 @@ class Picker {
     readonly shapes: readonly number[] = [],
   ) {}
 
-  readonly #shape = new Map<number, number>();
+  #unitShapes?: UnitShapes;
 
   /** The answer shapes unit `u` gives, a bit per shape of the question. */
   shapeBits(u: number): number {
-    let bits = this.#shape.get(u);
-    if (bits === undefined) {
+    this.#unitShapes ??= unitShapes(this.doc, this.index.units.length);
+    return this.#unitShapes.bits(u, this.shapes, () => {
       const unit = this.index.units.at(u);
-      bits = shapeMatches(this.shapes, this.doc.markdown.slice(unit.start, unit.end));
-      this.#shape.set(u, bits);
-    }
-    return bits;
+      return this.doc.markdown.slice(unit.start, unit.end);
+    });
   }
 
   /** The units of the own text of `sections`. */

@@ -22,6 +22,8 @@
  */
 import assert from "node:assert/strict";
 import { askPage } from "../../support/ask.ts";
+import { htmlDocument } from "../../../lib/content/pipeline.ts";
+import { extractForQuery } from "../../../lib/content/question/extract.ts";
 import {
   answerShapeNames,
   answerShapes,
@@ -88,4 +90,26 @@ Deno.test("answer shapes: the nouns a 'how ...' question measures by", () => {
   assert.deepEqual(dimensionWords("how wide is a textarea by default"), ["width"]);
   assert.deepEqual(dimensionWords("How many values can a function return"), ["number"]);
   assert.deepEqual(dimensionWords("how do I make a list count down"), []);
+});
+
+Deno.test("answer shapes: the shapes kept with the page give the answers a fresh page gives, in any order", async () => {
+  const html = await Deno.readTextFile(
+    new URL("../../../fixtures/pages/answer_shape_spec.html", import.meta.url),
+  );
+  const page = () => htmlDocument(html, "https://example.org/lamp.html");
+  const questions = [
+    "what colour is a lamp if I don't set one",
+    "how many wicks fit in a lamp",
+    "why does the keeper trim the wick",
+    "what error does lighting a wet wick throw",
+    "how many lamps are lit by default, and why",
+  ];
+  const kept = page();
+  // Each question on a page of its own, then all of them on one page, twice, in two orders.
+  const fresh = questions.map((q) => extractForQuery(page(), q, 150).text);
+  for (const order of [questions, [...questions].reverse(), questions]) {
+    for (const q of order) {
+      assert.equal(extractForQuery(kept, q, 150).text, fresh[questions.indexOf(q)], q);
+    }
+  }
 });
