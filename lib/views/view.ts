@@ -637,18 +637,23 @@ function sectionView(
  */
 function windowedNote(
   r: ViewResult,
+  doc: Document,
   windowed: number[],
   entries: readonly SliceEntry[],
   budget: number,
   part: string,
 ): void {
   if (windowed.length === 0) return;
+  // Estimates of whole slices, kept with the page's slice counts.
+  const counts = sliceCounts(doc);
+  const estimate = (e: SliceEntry) => counts.get(e.index, "estimate", () => estimateTokens(e.text));
   const whole = entries.filter((e) => r.shownSlices?.includes(e.index));
-  const totalTokens = whole.reduce((sum, e) => sum + estimateTokens(e.text), 0);
+  const totalTokens = whole.reduce((sum, e) => sum + estimate(e), 0);
   r.cut = { totalTokens, keptTokens: keptCount(r) ?? bestPieceCount(r.body) };
   r.facts.push(["truncated", true]);
   const i = windowed[0];
-  const size = estimateTokens(entries.find((e) => e.index === i)?.text ?? "");
+  const windowedEntry = entries.find((e) => e.index === i);
+  const size = windowedEntry ? estimate(windowedEntry) : 0;
   r.messages.push(
     note`slice ${i} is longer than the budget, so only ${part} is shown, its cuts marked ${ELISION}; read it whole with ${
       readPage({
@@ -693,7 +698,7 @@ function searchView(doc: Document, query: string, budget: number): ViewResult {
   setBody(r, fit(rendered.text, budget, "", rendered.tokens));
   r.shownSlices = rendered.shown;
   r.facts.push(["matched_slices", r.matchedSlices]);
-  windowedNote(r, rendered.windowed, entries, budget, "the part around its match");
+  windowedNote(r, doc, rendered.windowed, entries, budget, "the part around its match");
   if (rendered.shown.length < outcome.hits.length) {
     r.facts.push(["shown_slices", rendered.shown.length]);
     r.messages.push(
@@ -739,7 +744,7 @@ function slicesView(doc: Document, requested: number[], budget: number): ViewRes
   setBody(r, fit(rendered.text, budget, "", rendered.tokens));
   r.shownSlices = rendered.shown;
   r.facts.push(["slices", rendered.shown]);
-  windowedNote(r, rendered.windowed, entries, budget, "its beginning");
+  windowedNote(r, doc, rendered.windowed, entries, budget, "its beginning");
   r.messages.push(
     rendered.shown.length < valid.length
       ? hint`only ${rendered.shown.length} of ${valid.length} slices fit the budget; request the rest separately`

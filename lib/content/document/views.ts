@@ -607,6 +607,11 @@ function cutInside(block: string, room: number, keep: number): { text: string } 
   return { text: f.text + close };
 }
 
+/** What {@link SliceCounts} keeps of a slice. */
+export type SliceCountKind = "block" | "followed" | "text" | "estimate";
+const KIND_SLOT: Record<SliceCountKind, number> = { block: 0, followed: 1, text: 2, estimate: 3 };
+const KINDS = 4;
+
 /** One slice in a view. */
 export interface SliceEntry {
   /** Slice index. */
@@ -636,21 +641,23 @@ export interface RenderedSlices {
  * The real token counts of a Document's slices as {@link renderSlices}
  * shows them, kept with the Document (one of its memos): a slice's block
  * (`--- slice N (label) ---` and its text), the block followed by a blank
- * line, and its text alone. A slice a search shows again, in this search's
- * window or the next search's answer, is not counted again, however many
- * other pages' lines have gone through the tokenizer since.
+ * line, and its text alone; and the estimate of its text (what a search
+ * cut in a window says the slices it showed hold whole). A slice a search
+ * shows again, in this search's window or the next search's answer, is not
+ * counted again, however many other pages' lines have gone through the
+ * tokenizer since.
  */
 export class SliceCounts {
   readonly #counts: Int32Array<ArrayBuffer>;
 
   /** Room for `slices` slices, none counted yet. */
   constructor(slices: number) {
-    this.#counts = new Int32Array(3 * slices).fill(-1);
+    this.#counts = new Int32Array(KINDS * slices).fill(-1);
   }
 
   /** `kind`'s count of slice `index`: kept, or `count()` kept now. */
-  get(index: number, kind: "block" | "followed" | "text", count: () => number): number {
-    const at = 3 * index + (kind === "block" ? 0 : kind === "followed" ? 1 : 2);
+  get(index: number, kind: SliceCountKind, count: () => number): number {
+    const at = KINDS * index + KIND_SLOT[kind];
     if (at >= this.#counts.length) return count();
     let n = this.#counts[at];
     if (n < 0) this.#counts[at] = n = count();
@@ -689,7 +696,7 @@ const filling = new WeakSet<SliceCounts>();
 /**
  * Counts into `counts` what {@link renderSlices} counts of each slice of
  * `doc` from slice `from` on (its block, and the block followed by a blank
- * line), until `deadline` (a `performance.now()` time) has passed; returns
+ * line; and the estimate of its text), until `deadline` (a `performance.now()` time) has passed; returns
  * the next slice to count. The same figures as renderSlices' (which counts
  * from the pieces' kept counts, equal to `countTokensSync`'s), without
  * filling the pieces' cache with every line of the page. Needs the
@@ -707,6 +714,7 @@ export function countSlices(
     const block = sliceHead(e) + e.text.trim();
     const tokens = counts.get(e.index, "block", () => countTokensSync(block));
     counts.get(e.index, "followed", () => countWithBreak(block, tokens, countTokensSync));
+    counts.get(e.index, "estimate", () => estimateTokens(e.text));
   }
   return next;
 }

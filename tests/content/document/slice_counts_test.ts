@@ -1,19 +1,24 @@
 /**
  * The slices' counts made in the background are the counts a search makes
- * itself: every slice's block, and the block followed by a blank line, on
- * the fixture pages in every script; a search's answer is the same whether
- * its slices were counted before or not; the background count starts only
+ * itself: every slice's block, the block followed by a blank line, and the
+ * estimate of its text, on the fixture pages in every script; a search's
+ * answer is the same whether its slices were counted before or not; the background count starts only
  * after a search made the counts, fills them all, and stops when the
  * Document gives back its memory.
  */
 import assert from "node:assert/strict";
-import { countTokensSync, tokenizerReady } from "../../../lib/content/tokens/count.ts";
+import {
+  countTokensSync,
+  estimateTokens,
+  tokenizerReady,
+} from "../../../lib/content/tokens/count.ts";
 import { htmlDocument } from "../../../lib/content/pipeline.ts";
 import type { Document } from "../../../lib/content/document/document.ts";
 import {
   countSlices,
   countSlicesLater,
   renderSlices,
+  type SliceCountKind,
   sliceCounts,
   sliceEntries,
 } from "../../../lib/content/document/views.ts";
@@ -39,7 +44,7 @@ async function page(name: string): Promise<Document> {
 }
 
 /** A kept count, or -1 when none is kept. */
-const kept = (doc: Document, i: number, kind: "block" | "followed") =>
+const kept = (doc: Document, i: number, kind: SliceCountKind) =>
   sliceCounts(doc).get(i, kind, () => -1);
 
 /** The searches: two words of each slice's label, and one of its text. */
@@ -48,7 +53,7 @@ function searches(doc: Document): string[] {
   return [...new Set(words)].filter((_, i) => i % 7 === 0).slice(0, 40);
 }
 
-Deno.test("slice counts: counted ahead, each slice's block and block with a break are the tokenizer's", async () => {
+Deno.test("slice counts: counted ahead, each slice's block and block with a break are the tokenizer's, its estimate the estimate's", async () => {
   await tokenizerReady();
   for (const name of PAGES) {
     const doc = await page(name);
@@ -62,6 +67,7 @@ Deno.test("slice counts: counted ahead, each slice's block and block with a brea
         countTokensSync(`${block}\n\n`),
         `${name} ${e.index}`,
       );
+      assert.equal(kept(doc, e.index, "estimate"), estimateTokens(e.text), `${name} ${e.index}`);
     }
   }
 });
