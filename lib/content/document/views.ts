@@ -687,7 +687,12 @@ function sliceHead(e: SliceEntry): string {
   return `--- slice ${e.index} (${e.label}) ---\n`;
 }
 
-/** Longest stretch of counting {@link countSlicesLater} does before it yields, in ms. */
+/**
+ * Longest stretch of counting {@link countSlicesLater} does before it
+ * yields, in ms: what a request that arrives meanwhile may wait. (A timer
+ * set from a timer waits a few ms between steps, so the count runs at about
+ * half of the thread while nothing else does.)
+ */
 export const BACKGROUND_STEP_MS = 2;
 
 /** Slice counts being filled in the background (each filled once). */
@@ -724,7 +729,7 @@ export function countSlices(
  * background ({@link countSlices}, in steps of {@link BACKGROUND_STEP_MS}
  * between other work), so that a later search shows slices already counted
  * instead of counting some five thousand tokens of new ones (WHATWG HTML:
- * 1.5 million tokens in 3,882 slices, about 0.8 s of the tokenizer, spread
+ * 1.5 million tokens in 3,882 slices, about 0.5 s of the tokenizer, spread
  * over the seconds the agent reads its first answer). Called after a search
  * or a slices view, so a page nobody searches is never counted; once per
  * Document's counts, stopped when the Document gives back its memory. Does
