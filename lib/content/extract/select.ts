@@ -41,9 +41,11 @@ export const FURNITURE_WEIGHT = 0.6;
 const HARD = /(^|[\s_-])(comments?|comment-list|commentlist|disqus)([\s_-]|$)/i;
 // Class and id words of boxes that are furniture unless they hold most of the
 // prose (a layout container named "has-sidebar", "penci_sidebar" or
-// "advertisement-off-canvas--pusher" can wrap the whole article).
+// "advertisement-off-canvas--pusher" can wrap the whole article). An
+// author's box is named by its compound words ("author-box", "entry-author"):
+// a bare "author-<name>" is the class WordPress gives the article itself.
 const SOFT =
-  /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|widget|tags|tag-list|author-bio|byline|modal|popup)([\s_-]|$)/i;
+  /(^|[\s_-])(outbrain|taboola|newsletter|cookie|advert(isement)?|ad-slot|ad-container|ad-wrapper|ad-unit|adsbygoogle|nocontent|no-content|ads?|sidebar|side-bar|rail|footer|foot|masthead|menu|navbar|nav|breadcrumbs?|related|recommend(ed|ations)?|more-stories|read-?more|popular|trending|most-read|promo|sponsor(ed)?|share|sharing|social|subscribe|subscription|signup|widget|tags|tag-list|author-bio|author-?box|author-?info|about-(?:the-)?author|author-card|author-description|author-details|author-profile|entry-author|post-author|article-author|byline|modal|popup)([\s_-]|$)/i;
 // Class words of a post embedded from a social network (a tweet, an
 // Instagram or Facebook post, a TikTok, a Bluesky or Mastodon post): quoted
 // by the article, so content, whatever the box around it is called.
