@@ -409,18 +409,37 @@ const PROMPT = new RegExp(
 // 2,476 of 33,577 short blocks), so this test first halves its cost.
 const PROMPT_WORDS =
   /sign|delivered|you can|subscribe|follow|us on|share|tell us|join the|leave a comment|download|mail|write to|contact|reach/iu;
+// The same labels in the other languages many pages are written in (German,
+// Spanish, Portuguese, French, Italian, Polish, Dutch): "more on this
+// topic", "you may also like", "read also", "tags", "comments", "share", "back".
+const FOREIGN_LABELS = [
+  "mehr (?:zum thema|themen|artikel|beiträge|nachrichten|dazu)(?: .{0,30})?",
+  "weitere (?:artikel|beiträge|themen|nachrichten|meldungen)(?: .{0,30})?",
+  "(?:lesen sie auch|zum weiterlesen|weiterlesen|auch interessant|das könnte (?:sie|dich) auch interessieren)",
+  "(?:meist ?gelesen(?:e artikel)?|ähnliche (?:artikel|beiträge)|verwandte (?:artikel|themen)|empfehlungen)",
+  "(?:themen|schlagworte|schlagwörter|kommentare|teilen|zurück|drucken|anzeige|werbung)",
+  "(?:(?:le|te) puede interesar|le(?:e|a) también|mira también|más noticias|noticias relacionadas|temas|etiquetas|publicidad|comentarios|compartir|ver más)",
+  "(?:veja também|leia (?:também|mais)|saiba mais|publicidade|relacionad[oa]s|comentários|compartilhe)",
+  "(?:(?:à )?lire aussi|voir aussi|sur le même sujet|publicité|partager|commentaires|articles similaires|mots-clés)",
+  "(?:leggi anche|articoli correlati|pubblicità|condividi|commenti)",
+  "(?:czytaj (?:także|też|więcej)|zobacz (?:też|także)|reklama|komentarze|udostępnij)",
+  "(?:lees (?:ook|meer)|gerelateerde artikelen|advertentie|delen)",
+].join("|");
 // A label of page furniture: teasers, tags, comments, ads, navigation.
-const LABEL =
-  /^(?:related(?: (?:stories|articles|posts|links|content|coverage|reading))?|more(?: (?:stories|news|from|on|in|like this)\b.*)?|read (?:more|next|also)|also read|don'?t miss|must read|most (?:popular|read|viewed|shared)|popular(?: (?:stories|posts|now))?|trending(?: now)?|recommended(?: for you)?|you (?:may|might) (?:also )?(?:like|enjoy)|(?:top|latest|recent) (?:stories|news|posts|articles)|advert(?:isement)?|sponsored(?: content)?|(?:story|article) continues below|explore further|share(?: this)?|tags?|topics|comments?|\d+ comments?|back(?: to top)?|previous|next|close|print|email)\s*:?$/i;
+const LABEL = new RegExp(
+  String
+    .raw`^(?:related(?: (?:stories|articles|posts|links|content|coverage|reading))?|more(?: (?:stories|news|from|on|in|like this)\b.*)?|read (?:more|next|also)|also read|don'?t miss|must read|most (?:popular|read|viewed|shared)|popular(?: (?:stories|posts|now))?|trending(?: now)?|recommended(?: for you)?|you (?:may|might) (?:also )?(?:like|enjoy)|(?:top|latest|recent) (?:stories|news|posts|articles)|advert(?:isement)?|sponsored(?: content)?|(?:story|article) continues below|explore further|share(?: this)?|tags?|topics|comments?|\d+ comments?|back(?: to top)?|previous|next|close|print|email|${FOREIGN_LABELS})\s*[:!]?$`,
+  "i",
+);
 // The label of an ad slot, wherever it is.
 const AD_LABEL =
-  /^(?:advert(?:isement)?s?|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?)\s*:?$/i;
+  /^(?:advert(?:isement)?s?|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?|anzeige|werbung|publicidad|publicidade|publicité|pubblicità|reklama|advertentie)\s*:?$/i;
 // A gallery's counter.
 const COUNTER =
   /^(?:(?:image|photo|picture|slide|item)s?\s+)?\d+\s*(?:[-–]\s*\d+\s*)?(?:of|\/)\s*\d+$/i;
 // A teaser line led by such a label ("Related: …", "Don't miss: …").
 const LABEL_LEAD =
-  /^(?:related|read (?:more|next|also)|also read|don'?t miss|must read|more|recommended|trending|watch|listen|ICYMI)\s*:/i;
+  /^(?:related|read (?:more|next|also)|also read|don'?t miss|must read|more|recommended|trending|watch|listen|ICYMI|lesen sie (?:auch|mehr)|mehr zum thema|auch interessant|(?:le|te) puede interesar|le(?:e|a) también|mira también|veja também|leia (?:também|mais)|(?:à )?lire aussi|voir aussi|leggi anche|czytaj (?:także|też|więcej)|zobacz (?:też|także)|lees (?:ook|meer))\s*:/i;
 // A byline or dateline, as the article's head or tail repeats it.
 const BYLINE =
   /^(?:(?:by|from|por|von|par|di|door|av)\s+\p{Lu}|(?:updated|published|posted|last (?:updated|modified)|first published|created|modified)\b)/iu;

@@ -32,3 +32,9 @@ Deno.test("untuned kinds: an author box (author-box, author-info) inside the art
   hasAll(text, ["forty trees of varieties", "lends a hand at the press"]);
   hasNone(text, ["About Ines Calder", "keeps bees at the top of the lane", "country desk"]);
 });
+
+Deno.test("untuned kinds: furniture labels in other languages go as the English ones do", async () => {
+  const text = await markdown("labels_de");
+  hasAll(text, ["Die neue Fähre zwischen Nordufer", "wie beim Bus der Stadtwerke"]);
+  hasNone(text, ["Lesen Sie auch", "Rampe am Nordufer wird gesperrt", "Weitere Artikel", "Zurück"]);
+});
