@@ -921,13 +921,13 @@ function whole(
 /** Scores of a question over a Document: units, and sections by rank. */
 export interface Ranking {
   /** Unit index → BM25 score (units with a question term only). */
-  unitScore: Map<number, number>;
+  unitScore: UnitScores;
   /** Sections with a positive score, best first (empty in unit mode). */
   ranked: Ranked[];
   /** True when the page has fewer than two headings. */
   unitMode: boolean;
   /** Unit index → flat [term index, tf, …] of the question terms it holds. */
-  unitTerms: Map<number, number[]>;
+  unitTerms: UnitTerms;
   /** Inverse document frequency of each term over units. */
   unitIdf: number[];
   /** A unit's weight for its kind: code at {@link EXAMPLE_WEIGHT} unless the question asks for code. */
@@ -977,19 +977,21 @@ export function rankForQuery(
     termWeight.push(Math.min(1, weight));
   }
   // Unit scores and per-section term frequencies, summed in arrays indexed by unit and by
-  // section (a common word's postings are thousands of units: a map read and write for each
-  // was most of a question's time), then put in maps in the order units were first met.
+  // section (a common word's postings are thousands of units: a map read and write, or a list
+  // of the unit's terms, for each was most of a question's time). Which terms a unit holds is
+  // looked up in the postings only for the units the picking reads (`UnitTerms`).
   const unitIdf = terms.map((t) => idf(n, (index.postings.get(t)?.length ?? 0) / 2));
   const sections = doc.sections;
   const slots = sections.length + 1;
   const T = terms.length;
-  const sum = rankingScratch(n);
+  const score = new Float64Array(n); // unit → its sum; 0 for a unit no term met (idf > 0)
   const met: number[] = []; // units, in the order their first term met them
   const sectionTf = new Float64Array(slots * T); // slot × term index → tf
   const slotsMet: number[] = [];
   const sectionDf = new Array<number>(T).fill(0);
+  const postings: (Uint32Array | undefined)[] = terms.map((t) => index.postings.get(t));
   for (let q = 0; q < T; q++) {
-    const p = index.postings.get(terms[q]);
+    const p = postings[q];
     if (!p) continue;
     const w = unitIdf[q] * termWeight[q];
     let lastSlot = -1;
@@ -997,14 +999,11 @@ export function rankForQuery(
       const u = p[k];
       const tf = p[k + 1];
       const add = w * bm25(tf, index.unitLength[u], index.avgUnit);
-      if (sum.stamp[u] !== sum.epoch) {
-        sum.stamp[u] = sum.epoch;
-        sum.score[u] = add;
-        sum.terms[u] = [q, tf];
+      if (score[u] === 0) {
+        score[u] = add;
         met.push(u);
       } else {
-        sum.score[u] += add;
-        sum.terms[u]!.push(q, tf);
+        score[u] += add;
       }
       const slot = index.slot(units.section(u));
       if (slot !== lastSlot) {
@@ -1021,21 +1020,30 @@ export function rankForQuery(
     }
   }
   const unitWeight = (u: number): number => !code && units.kind(u) === "code" ? EXAMPLE_WEIGHT : 1;
-  const unitScore = new Map<number, number>();
-  const unitTerms = new Map<number, number[]>();
-  for (const u of met) {
-    unitScore.set(u, sum.score[u] * unitWeight(u));
-    unitTerms.set(u, sum.terms[u]!);
-    sum.terms[u] = undefined;
-  }
-  const headed = new Map<number, Set<number>>(); // section → question terms in its heading
-  for (let q = 0; q < terms.length; q++) {
+  for (const u of met) if (!code && units.kind(u) === "code") score[u] *= EXAMPLE_WEIGHT;
+  const unitScore = new UnitScores(score, met);
+  const unitTerms = new UnitTerms(postings, unitScore);
+  // Section → the question terms its heading holds, a bit per term (T ≤ 31) or a set.
+  const wide = T > 31;
+  const headedBits = new Map<number, number>();
+  const headedSets = new Map<number, Set<number>>();
+  for (let q = 0; q < T; q++) {
     for (const s of index.headingPostings.get(terms[q]) ?? []) {
-      let set = headed.get(s);
-      if (!set) headed.set(s, set = new Set());
-      set.add(q);
+      if (wide) {
+        let set = headedSets.get(s);
+        if (!set) headedSets.set(s, set = new Set());
+        set.add(q);
+      } else headedBits.set(s, (headedBits.get(s) ?? 0) | (1 << q));
     }
   }
+  /** The terms of section `s`'s heading, ascending. */
+  const headed = (s: number): Iterable<number> => {
+    if (wide) return headedSets.get(s) ?? [];
+    const bits = headedBits.get(s) ?? 0;
+    const out: number[] = [];
+    for (let q = 0; bits >>> q; q++) if (bits & (1 << q)) out.push(q);
+    return out;
+  };
   const sectionIdf = terms.map((t, q) =>
     idf(slots, Math.max(sectionDf[q], index.headingPostings.get(t)?.length ?? 0)) * termWeight[q]
   );
@@ -1043,45 +1051,46 @@ export function rankForQuery(
   const unitMode = sections.length < 2;
   // The best unit of each section: a section with one strong paragraph beats a long, diffuse one.
   const bestUnit = new Float64Array(slots);
-  for (const [u, score] of unitScore) {
+  for (const u of met) {
     const slot = index.slot(units.section(u));
-    if (score > bestUnit[slot]) bestUnit[slot] = score;
+    if (score[u] > bestUnit[slot]) bestUnit[slot] = score[u];
   }
   const ranked: Ranked[] = [];
   if (!unitMode) {
     const candidates = new Set<number>(slotsMet);
-    for (const s of headed.keys()) candidates.add(s);
+    for (const s of wide ? headedSets.keys() : headedBits.keys()) candidates.add(s);
+    const covered = new Uint8Array(T);
     for (const slot of candidates) {
       const section = slot === sections.length ? -1 : slot;
       const at = slot * T;
-      const covered = new Set<number>();
+      covered.fill(0);
       let score = 0;
       let any = false;
       for (let q = 0; q < T; q++) {
         const f = sectionTf[at + q];
         if (f === 0) continue;
         any = true;
-        covered.add(q);
+        covered[q] = 1;
         score += sectionIdf[q] * bm25(f, index.sectionLength[slot], index.avgSection);
       }
       if (any) score = SECTION_SHARE * score + bestUnit[slot];
+      let ownHeaded = 0;
       if (section >= 0) {
-        for (const q of headed.get(section) ?? []) {
+        for (const q of headed(section)) {
           score += HEADING_WEIGHT * sectionIdf[q];
-          covered.add(q);
+          covered[q] = 1;
+          if (q < own) ownHeaded++;
         }
         for (let a = sections[section].parent; a >= 0; a = sections[a].parent) {
-          for (const q of headed.get(a) ?? []) {
-            if (!covered.has(q)) score += ANCESTOR_WEIGHT * sectionIdf[q];
-            covered.add(q);
+          for (const q of headed(a)) {
+            if (!covered[q]) score += ANCESTOR_WEIGHT * sectionIdf[q];
+            covered[q] = 1;
           }
         }
       }
       // Coverage counts the question's own terms only.
       let ownCovered = 0;
-      for (const q of covered) if (q < own) ownCovered++;
-      let ownHeaded = 0;
-      for (const q of section >= 0 ? headed.get(section) ?? [] : []) if (q < own) ownHeaded++;
+      for (let q = 0; q < own; q++) ownCovered += covered[q];
       const coverage = ownCovered / own;
       const headingCoverage = ownHeaded / own;
       score *= 0.4 + 0.6 * coverage;
@@ -1092,34 +1101,84 @@ export function rankForQuery(
   return { unitScore, unitTerms, unitIdf, unitWeight, terms: own, termWeight, ranked, unitMode };
 }
 
-/** Per-unit sums of one ranking, kept between rankings (marked by `epoch`, never cleared). */
-interface RankingScratch {
-  epoch: number;
-  stamp: Int32Array;
-  score: Float64Array;
-  terms: (number[] | undefined)[];
+/**
+ * The units a question's terms met and their scores, in a column indexed by
+ * unit (0 for the others) and the list of those met, in the order met.
+ */
+export class UnitScores {
+  readonly #score: Float64Array<ArrayBuffer>;
+  readonly #met: readonly number[];
+
+  constructor(score: Float64Array<ArrayBuffer>, met: readonly number[]) {
+    this.#score = score;
+    this.#met = met;
+  }
+
+  /** How many units the terms met. */
+  get size(): number {
+    return this.#met.length;
+  }
+
+  /** Unit `u`'s score, undefined when no term met it. */
+  get(u: number): number | undefined {
+    const s = this.#score[u];
+    return s > 0 ? s : undefined;
+  }
+
+  /** Whether a term met unit `u`. */
+  has(u: number): boolean {
+    return this.#score[u] > 0;
+  }
+
+  /** The units met, in the order met. */
+  keys(): Iterable<number> {
+    return this.#met;
+  }
+
+  /** `[unit, score]` of the units met, in the order met. */
+  *[Symbol.iterator](): Iterator<[number, number]> {
+    for (const u of this.#met) yield [u, this.#score[u]];
+  }
 }
 
-let scratch: RankingScratch | undefined;
-
 /**
- * Sums for a ranking of a page of `n` units (grown when a larger page comes),
- * under a new epoch: a unit not stamped with it has no sum yet.
+ * The question terms each unit holds, as flat `[term index, tf, …]` in term
+ * order, looked up in the terms' postings (sorted by unit) when first asked
+ * for and kept: the picking reads a few hundred units of a ranking that met
+ * thousands.
  */
-function rankingScratch(n: number): RankingScratch {
-  if (!scratch || scratch.stamp.length < n) {
-    scratch = {
-      epoch: 0,
-      stamp: new Int32Array(n),
-      score: new Float64Array(n),
-      terms: new Array(n).fill(undefined),
-    };
+export class UnitTerms {
+  readonly #postings: readonly (Uint32Array | undefined)[];
+  readonly #scores: UnitScores;
+  readonly #kept = new Map<number, number[]>();
+
+  constructor(postings: readonly (Uint32Array | undefined)[], scores: UnitScores) {
+    this.#postings = postings;
+    this.#scores = scores;
   }
-  if (++scratch.epoch >= 0x7fffffff) {
-    scratch.stamp.fill(0);
-    scratch.epoch = 1;
+
+  /** The terms of unit `u`, undefined when it holds none. */
+  get(u: number): readonly number[] | undefined {
+    if (!this.#scores.has(u)) return undefined;
+    let out = this.#kept.get(u);
+    if (out) return out;
+    out = [];
+    for (let q = 0; q < this.#postings.length; q++) {
+      const p = this.#postings[q];
+      if (!p) continue;
+      // Binary search over the pairs for unit u.
+      let lo = 0;
+      let hi = p.length / 2;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (p[2 * mid] < u) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < p.length / 2 && p[2 * lo] === u) out.push(q, p[2 * lo + 1]);
+    }
+    this.#kept.set(u, out);
+    return out;
   }
-  return scratch;
 }
 
 /** Options of {@link extractForQuery}. */
@@ -1293,10 +1352,10 @@ class Picker {
     const { unitTerms, unitIdf, terms, termWeight } = this.ranking;
     const inRange: number[] = [];
     const df = new Array<number>(termWeight.length).fill(0);
-    for (const u of unitTerms.keys()) {
-      if (u < a || u >= b) continue;
+    for (let u = a; u < b; u++) {
+      const ut = unitTerms.get(u);
+      if (!ut) continue;
       inRange.push(u);
-      const ut = unitTerms.get(u)!;
       for (let k = 0; k < ut.length; k += 2) df[ut[k]]++;
     }
     const n = b - a;

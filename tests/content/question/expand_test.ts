@@ -55,9 +55,19 @@ Deno.test("expansion: none given is the ranking unchanged", () => {
     assert.deepEqual(extractForQuery(doc, q, 100, {}), plain);
     assert.deepEqual(extractForQuery(doc, q, 100, { expand: () => [] }), plain);
     const { terms } = questionTerms(q);
-    const { unitWeight: _a, ...expanded } = rankForQuery(doc, terms, false, []);
-    const { unitWeight: _b, ...plainRanking } = rankForQuery(doc, terms);
+    const { unitWeight: _a, unitScore: s1, unitTerms: t1, ...expanded } = rankForQuery(
+      doc,
+      terms,
+      false,
+      [],
+    );
+    const { unitWeight: _b, unitScore: s2, unitTerms: t2, ...plainRanking } = rankForQuery(
+      doc,
+      terms,
+    );
     assert.deepEqual(expanded, plainRanking);
+    assert.deepEqual([...s1], [...s2]);
+    assert.deepEqual([...s1.keys()].map((u) => t1.get(u)), [...s2.keys()].map((u) => t2.get(u)));
   }
 });
 
