@@ -682,8 +682,26 @@ export function sliceCounts(doc: Document): SliceCounts {
   return doc.memo(SLICE_COUNTS, () => new SliceCounts(doc.slices.length));
 }
 
+/**
+ * The count of a slice's text from the count of its block (`head + body`):
+ * the head ends with a line break after `---`, which ends a pre-token of
+ * o200k's (punctuation takes the line breaks after it, and a `/`), and the
+ * body is trimmed, so unless it starts with `/` the two are counted apart
+ * and the block's count is the head's plus the body's
+ * (`tests/content/document/slice_counts_test.ts` checks it on every slice
+ * of the fixture pages).
+ */
+export function textFromBlock(
+  head: string,
+  body: string,
+  blockTokens: number,
+  measure: (text: string) => number,
+): number {
+  return body === "" || body.startsWith("/") ? measure(body) : blockTokens - measure(head);
+}
+
 /** The line that opens a slice's block in {@link renderSlices}. */
-function sliceHead(e: SliceEntry): string {
+export function sliceHead(e: SliceEntry): string {
   return `--- slice ${e.index} (${e.label}) ---\n`;
 }
 
@@ -794,9 +812,13 @@ export function renderSlices(
     const room = maxTokens - used - gap - measure(head) - 1;
     if (out.length > 0 && room < MIN_WINDOW) break;
     const matches = options.query ? queryMatches(options.query, body) : [];
-    // The slice's text whole is measured by the window first: kept with its other counts.
+    // The slice's text whole is measured by the window first: kept with its other counts, and
+    // made from the block's, which the background count keeps (see textFromBlock).
     const measured = counts
-      ? (t: string) => t === body ? counts.get(e.index, "text", () => measure(body)) : measure(t)
+      ? (t: string) =>
+        t === body
+          ? counts.get(e.index, "text", () => textFromBlock(head, body, blockTokens, measure))
+          : measure(t)
       : measure;
     let w = windowAround(body, matches, room, measured);
     let label = head;

@@ -21,6 +21,8 @@ import {
   type SliceCountKind,
   sliceCounts,
   sliceEntries,
+  sliceHead,
+  textFromBlock,
 } from "../../../lib/content/document/views.ts";
 import { view } from "../../../lib/views/view.ts";
 import { pageRequestSchema, parseWith } from "../../../lib/views/request.ts";
@@ -113,4 +115,53 @@ Deno.test("slice counts: counted in the background after a search, all of them; 
   other.release();
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.ok(other.slices.every((_, i) => kept(other, i, "block") === -1));
+});
+
+Deno.test("slice counts: a slice's text counted from its block's count is the tokenizer's count of the text", async () => {
+  await tokenizerReady();
+  let checked = 0;
+  const bodies: string[] = [];
+  const more = ["answer_shape_spec.html", "slug_ids_spec.html", "joined_names_spec.html"];
+  for (const name of [...PAGES, ...more]) {
+    const doc = await page(name);
+    for (const e of sliceEntries(doc, doc.slices.map((_, i) => i))) {
+      const body = e.text.trim();
+      bodies.push(body);
+      const head = sliceHead(e);
+      const block = countTokensSync(head + body);
+      assert.equal(textFromBlock(head, body, block, countTokensSync), countTokensSync(body), name);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 40, `${checked} slices`);
+  // Bodies that start with every kind of character, under labels that end in punctuation.
+  const starts = [
+    "/",
+    "//x",
+    "- item",
+    "-->",
+    "*",
+    "#",
+    "`",
+    "'",
+    "|",
+    "...",
+    "１",
+    "日本",
+    "٣",
+    "\u00e9",
+  ];
+  for (const start of starts) {
+    for (const label of ["Intro", "1.2 (a)", "end...", "--", "日本語"]) {
+      const e = { index: 7, label, text: `${start} ${bodies[checked % bodies.length]}` };
+      const body = e.text.trim();
+      const head = sliceHead(e);
+      const block = countTokensSync(head + body);
+      assert.equal(
+        textFromBlock(head, body, block, countTokensSync),
+        countTokensSync(body),
+        JSON.stringify([start, label]),
+      );
+    }
+  }
 });
