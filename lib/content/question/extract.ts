@@ -815,11 +815,25 @@ const QUERY_INDEX = Symbol("query index");
 class UnitShapes {
   readonly #tested: Uint8Array<ArrayBuffer>;
   readonly #gives: Uint8Array<ArrayBuffer>;
+  readonly #reads: Uint8Array<ArrayBuffer>;
 
   /** Room for `units` units, none tested. */
   constructor(units: number) {
     this.#tested = new Uint8Array(units);
     this.#gives = new Uint8Array(units);
+    this.#reads = new Uint8Array(units);
+  }
+
+  /**
+   * How unit `u` reads, as bits: {@link READS_PROSE}, {@link READS_BADGE}
+   * (see `Picker.isProse` and `isBadge`); `judge` works them out the first
+   * time. The same for every question, so kept too.
+   */
+  reads(u: number, judge: () => number): number {
+    if (u >= this.#reads.length) return judge();
+    let r = this.#reads[u];
+    if (r === 0) this.#reads[u] = r = READS_KNOWN | judge();
+    return r;
   }
 
   /**
@@ -848,14 +862,22 @@ class UnitShapes {
 
   /** Bytes held. */
   approxBytes(): number {
-    return typedArrayBytes(this.#tested.byteLength) + typedArrayBytes(this.#gives.byteLength);
+    return typedArrayBytes(this.#tested.byteLength) + typedArrayBytes(this.#gives.byteLength) +
+      typedArrayBytes(this.#reads.byteLength);
   }
 
   /** The arrays, given back when the Document is released. */
   arrays(): ArrayBufferView[] {
-    return [this.#tested, this.#gives];
+    return [this.#tested, this.#gives, this.#reads];
   }
 }
+
+/** {@link UnitShapes.reads}: worked out. */
+const READS_KNOWN = 1;
+/** {@link UnitShapes.reads}: a sentence or more of running text. */
+const READS_PROSE = 2;
+/** {@link UnitShapes.reads}: a line of text with no sentence in it. */
+const READS_BADGE = 4;
 
 const UNIT_SHAPES = Symbol("answer shapes of units");
 
@@ -946,6 +968,8 @@ export interface WeightedTerm {
   weight: number;
 }
 
+const NONE: readonly number[] = [];
+
 /** How many of the question's own terms a unit's `[term index, tf, …]` holds. */
 function ownTerms(ut: readonly number[], own: number): number {
   let held = 0;
@@ -1023,27 +1047,15 @@ export function rankForQuery(
   for (const u of met) if (!code && units.kind(u) === "code") score[u] *= EXAMPLE_WEIGHT;
   const unitScore = new UnitScores(score, met);
   const unitTerms = new UnitTerms(postings, unitScore);
-  // Section → the question terms its heading holds, a bit per term (T ≤ 31) or a set.
-  const wide = T > 31;
-  const headedBits = new Map<number, number>();
-  const headedSets = new Map<number, Set<number>>();
+  // Section → the question terms its heading holds, ascending.
+  const headed = new Map<number, number[]>();
   for (let q = 0; q < T; q++) {
     for (const s of index.headingPostings.get(terms[q]) ?? []) {
-      if (wide) {
-        let set = headedSets.get(s);
-        if (!set) headedSets.set(s, set = new Set());
-        set.add(q);
-      } else headedBits.set(s, (headedBits.get(s) ?? 0) | (1 << q));
+      const list = headed.get(s);
+      if (!list) headed.set(s, [q]);
+      else if (list[list.length - 1] !== q) list.push(q);
     }
   }
-  /** The terms of section `s`'s heading, ascending. */
-  const headed = (s: number): Iterable<number> => {
-    if (wide) return headedSets.get(s) ?? [];
-    const bits = headedBits.get(s) ?? 0;
-    const out: number[] = [];
-    for (let q = 0; bits >>> q; q++) if (bits & (1 << q)) out.push(q);
-    return out;
-  };
   const sectionIdf = terms.map((t, q) =>
     idf(slots, Math.max(sectionDf[q], index.headingPostings.get(t)?.length ?? 0)) * termWeight[q]
   );
@@ -1058,7 +1070,7 @@ export function rankForQuery(
   const ranked: Ranked[] = [];
   if (!unitMode) {
     const candidates = new Set<number>(slotsMet);
-    for (const s of wide ? headedSets.keys() : headedBits.keys()) candidates.add(s);
+    for (const s of headed.keys()) candidates.add(s);
     const covered = new Uint8Array(T);
     for (const slot of candidates) {
       const section = slot === sections.length ? -1 : slot;
@@ -1076,13 +1088,13 @@ export function rankForQuery(
       if (any) score = SECTION_SHARE * score + bestUnit[slot];
       let ownHeaded = 0;
       if (section >= 0) {
-        for (const q of headed(section)) {
+        for (const q of headed.get(section) ?? NONE) {
           score += HEADING_WEIGHT * sectionIdf[q];
           covered[q] = 1;
           if (q < own) ownHeaded++;
         }
         for (let a = sections[section].parent; a >= 0; a = sections[a].parent) {
-          for (const q of headed(a)) {
+          for (const q of headed.get(a) ?? NONE) {
             if (!covered[q]) score += ANCESTOR_WEIGHT * sectionIdf[q];
             covered[q] = 1;
           }
@@ -1595,14 +1607,25 @@ class Picker {
    * label or caption).
    */
   isProse(u: number): boolean {
-    const shape = textShape(this.doc.markdown, this.index.units.at(u));
-    return shape !== undefined && shape.sentence && shape.words >= 10 && shape.stopWords >= 3;
+    return (this.#reads(u) & READS_PROSE) !== 0;
   }
 
   /** A line of text with no sentence in it: a badge, a link, a version table cell. */
   isBadge(u: number): boolean {
-    const shape = textShape(this.doc.markdown, this.index.units.at(u));
-    return shape !== undefined && !shape.sentence && shape.words < 10 && shape.stopWords === 0;
+    return (this.#reads(u) & READS_BADGE) !== 0;
+  }
+
+  /** How unit `u` reads (prose, badge), kept with the Document. */
+  #reads(u: number): number {
+    this.#unitShapes ??= unitShapes(this.doc, this.index.units.length);
+    return this.#unitShapes.reads(u, () => {
+      const shape = textShape(this.doc.markdown, this.index.units.at(u));
+      if (shape === undefined) return 0;
+      let r = 0;
+      if (shape.sentence && shape.words >= 10 && shape.stopWords >= 3) r |= READS_PROSE;
+      if (!shape.sentence && shape.words < 10 && shape.stopWords === 0) r |= READS_BADGE;
+      return r;
+    });
   }
 
   sumCost(a: number, b: number): number {
