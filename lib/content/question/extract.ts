@@ -838,25 +838,24 @@ class UnitShapes {
 
   /**
    * The shapes of `shapes` unit `u` gives, a bit per entry of `shapes` (as
-   * `shapeMatches` says them); `text` reads the unit when a shape is new.
+   * `shapeMatches` says them); `want` has the bit `1 << s` of each shape `s`
+   * of `shapes` (all below eight), and `text` reads unit `u` when a shape is
+   * new.
    */
-  bits(u: number, shapes: readonly number[], text: () => string): number {
-    if (u >= this.#tested.length || shapes.some((s) => s >= 8)) return shapeMatches(shapes, text());
-    let want = 0;
-    for (const s of shapes) want |= 1 << s;
+  bits(u: number, shapes: readonly number[], want: number, text: (u: number) => string): number {
+    if (u >= this.#tested.length) return shapeMatches(shapes, text(u));
     const untested = want & ~this.#tested[u];
     if (untested !== 0) {
       const ask = shapes.filter((s) => untested & (1 << s));
-      const found = shapeMatches(ask, text());
-      ask.forEach((s, k) => {
-        if (found & (1 << k)) this.#gives[u] |= 1 << s;
-      });
+      const found = shapeMatches(ask, text(u));
+      for (let k = 0; k < ask.length; k++) {
+        if (found & (1 << k)) this.#gives[u] |= 1 << ask[k];
+      }
       this.#tested[u] |= untested;
     }
+    const gives = this.#gives[u];
     let out = 0;
-    shapes.forEach((s, k) => {
-      if (this.#gives[u] & (1 << s)) out |= 1 << k;
-    });
+    for (let k = 0; k < shapes.length; k++) if (gives & (1 << shapes[k])) out |= 1 << k;
     return out;
   }
 
@@ -1314,13 +1313,25 @@ class Picker {
 
   #unitShapes?: UnitShapes;
 
+  /** The bit `1 << s` of each shape `s` of the question; -1 when one is not below eight. */
+  #shapeWant?: number;
+
+  /** Reads unit `u`'s text. */
+  readonly #unitText = (u: number): string => {
+    const unit = this.index.units.at(u);
+    return this.doc.markdown.slice(unit.start, unit.end);
+  };
+
   /** The answer shapes unit `u` gives, a bit per shape of the question. */
   shapeBits(u: number): number {
+    if (this.#shapeWant === undefined) {
+      let want = 0;
+      for (const s of this.shapes) want = s >= 8 || want < 0 ? -1 : want | (1 << s);
+      this.#shapeWant = want;
+    }
+    if (this.#shapeWant < 0) return shapeMatches(this.shapes, this.#unitText(u));
     this.#unitShapes ??= unitShapes(this.doc, this.index.units.length);
-    return this.#unitShapes.bits(u, this.shapes, () => {
-      const unit = this.index.units.at(u);
-      return this.doc.markdown.slice(unit.start, unit.end);
-    });
+    return this.#unitShapes.bits(u, this.shapes, this.#shapeWant, this.#unitText);
   }
 
   /** The units of the own text of `sections`. */
@@ -1340,10 +1351,14 @@ class Picker {
    */
   shapeWeights(pool: Iterable<number>): (u: number) => number {
     if (this.shapes.length === 0) return () => 1;
-    const units = [...pool];
-    const share = this.shapes.map((_, k) =>
-      units.length ? units.filter((u) => this.shapeBits(u) & (1 << k)).length / units.length : 0
-    );
+    const given = this.shapes.map(() => 0);
+    let units = 0;
+    for (const u of pool) {
+      const bits = this.shapeBits(u);
+      for (let k = 0; k < given.length; k++) if (bits & (1 << k)) given[k]++;
+      units++;
+    }
+    const share = given.map((n) => units ? n / units : 0);
     return (u: number) => {
       const bits = this.shapeBits(u);
       let w = 1;
