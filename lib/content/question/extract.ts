@@ -232,9 +232,9 @@ const PASSAGE_SECTIONS = 10;
 /** What a section's score (as a share of the best section's) adds to each of its passages. */
 const SECTION_PRIOR = 5;
 /**
- * Weight of a passage for each unit already taken from its section (but
- * for the neighbours of taken units): the next section's best passage
- * before more of the same section.
+ * Weight of a passage for each passage (run of adjacent units) already
+ * taken from its section (but for the neighbours of taken units): the next
+ * section's best passage before more of the same section.
  */
 const REPEAT_WEIGHT = 0.5;
 
@@ -1541,17 +1541,22 @@ class Picker {
         }
       }
     }
-    // Units already taken per section: a section's further passages count less than another's
-    // first (its neighbours of taken units excepted: they are context, not repetition).
+    // Passages already taken per section (runs of adjacent units): a section's further passages
+    // count less than another's first (its neighbours of taken units excepted: they are context,
+    // not repetition). Runs, not units: a passage of eight steps is one passage, and a second
+    // one in the same section pays as a second, not as a ninth.
     const taken = new Map<number, number>();
+    const joins = (u: number, v: number) =>
+      this.chosen.has(v) && this.index.units.section(v) === this.index.units.section(u);
     for (const u of this.chosen) {
+      if (joins(u, u - 1)) continue;
       const s = this.index.units.section(u);
       taken.set(s, (taken.get(s) ?? 0) + 1);
     }
     const nextToChosen = (v: number): boolean => this.chosen.has(v - 1) || this.chosen.has(v + 1);
     // The best candidate is the best of: the neighbours of taken units (at their own
     // priority; a few), and each section's best other unit (its priority halved for each
-    // unit taken there, which keeps the section's order: one heap per section, ten at most).
+    // passage taken there, which keeps the section's order: one heap per section, ten at most).
     const heaps = new Map<number, UnitHeap>();
     const offer = (v: number, raw: number) => {
       const section = this.index.units.section(v);
@@ -1600,9 +1605,11 @@ class Picker {
         }
         continue;
       }
+      // A new run, one run longer, or two runs joined into one.
+      const runs = 1 - (joins(u, u - 1) ? 1 : 0) - (joins(u, u + 1) ? 1 : 0);
       taking(u);
       const section = this.index.units.section(u);
-      taken.set(section, (taken.get(section) ?? 0) + 1);
+      taken.set(section, (taken.get(section) ?? 0) + runs);
       for (const [v, decay] of [[u + 1, 0.55], [u - 1, 0.4]] as const) {
         if (v < 0 || v >= this.index.units.length || this.chosen.has(v) || this.isBadge(v)) {
           continue;
