@@ -13,8 +13,9 @@
  *   the Revised BSD License for code components), from `--httpwg` as are
  *   `rfc9113` (HTTP/2), `rfc9421` (HTTP Message Signatures), `rfc6265`
  *   (Cookies), `rfc9651` (Structured Field Values), `rfc7541` (HPACK),
- *   `rfc9114` (HTTP/3), `rfc9204` (QPACK), `rfc9530` (Digest Fields) and
- *   `rfc9205` (Building Protocols with HTTP);
+ *   `rfc9114` (HTTP/3), `rfc9204` (QPACK), `rfc9530` (Digest Fields),
+ *   `rfc9205` (Building Protocols with HTTP), `rfc9218` (Extensible
+ *   Priorities) and `rfc7616` (HTTP Digest Access Authentication);
  * - `webdriver`: W3C WebDriver, `index.html` of github.com/w3c/webdriver
  *   (W3C Software and Document License);
  * - `wai_aria`: WAI-ARIA, `index.html` of github.com/w3c/aria (W3C
@@ -34,7 +35,11 @@
  *   (Media Capture and Streams, the 2017-08-28 snapshot), `pointer_events`
  *   (Pointer Events) and `wot_td` (WoT Thing Description 2.0, first public
  *   draft) from github.com/w3c/did-core, mediacapture-main, pointerevents
- *   and wot-thing-description (W3C Software and Document License).
+ *   and wot-thing-description (W3C Software and Document License);
+ * - `encrypted_media` (Encrypted Media Extensions, the editor's draft),
+ *   `encrypted-media-respec.html` of github.com/w3c/encrypted-media, and
+ *   `epub_core` (EPUB 3.3), `epub33/core/index.html` of
+ *   github.com/w3c/epub-specs (both W3C Software and Document License).
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/spec_pages_data.ts \
@@ -42,12 +47,13 @@
  *   --aria /tmp/aria --lua /tmp/lua --jsonld /tmp/json-ld-syntax \
  *   --webrtc /tmp/webrtc-pc --vc /tmp/vc-data-model --manifest /tmp/manifest \
  *   --payment /tmp/payment-request --did /tmp/did-core --mediacapture /tmp/mediacapture-main \
- *   --pointerevents /tmp/pointerevents --wot /tmp/wot-thing-description [--out DIR]
+ *   --pointerevents /tmp/pointerevents --wot /tmp/wot-thing-description \
+ *   --eme /tmp/encrypted-media --epub /tmp/epub-specs [--out DIR]
  * ```
  *
  * A checkout is a working tree or a bare git directory (its file is read at
  * HEAD); one checkout may give several pages. Pages whose checkout is not
- * given are left as they are.
+ * given are left as they are, and so are their rows of `PROVENANCE.md`.
  *
  * @module
  */
@@ -155,6 +161,20 @@ const SOURCES: Source[] = [
     licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
   },
   {
+    name: "rfc9218",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9218.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc7616",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc7616.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
     name: "webdriver",
     option: "webdriver",
     repository: "github.com/w3c/webdriver",
@@ -238,6 +258,20 @@ const SOURCES: Source[] = [
     path: "publication/ver20/1-fpwd/Overview.html",
     licence: "W3C Software and Document License",
   },
+  {
+    name: "encrypted_media",
+    option: "eme",
+    repository: "github.com/w3c/encrypted-media",
+    path: "encrypted-media-respec.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "epub_core",
+    option: "epub",
+    repository: "github.com/w3c/epub-specs",
+    path: "epub33/core/index.html",
+    licence: "W3C Software and Document License",
+  },
 ];
 
 const { values } = parseArgs({
@@ -270,6 +304,13 @@ async function git(dir: string, ...args: string[]): Promise<Uint8Array | undefin
 }
 
 await Deno.mkdir(out, { recursive: true });
+// The rows of the pages not rebuilt now are kept from the last PROVENANCE.md.
+const rows = new Map<string, string>();
+const previous = await Deno.readTextFile(`${out}/PROVENANCE.md`).catch(() => "");
+for (const line of previous.split("\n")) {
+  const name = /^\| (\w+) \| /.exec(line)?.[1];
+  if (name && name !== "page" && SOURCES.some((s) => s.name === name)) rows.set(name, line);
+}
 const provenance = [
   "# Specification pages of the question sets",
   "",
@@ -287,7 +328,8 @@ for (const s of SOURCES) {
   const commit = new TextDecoder().decode(await git(dir, "rev-parse", "HEAD") ?? new Uint8Array())
     .trim() || "unknown";
   await Deno.writeFile(`${out}/${s.name}.html.gz`, await gzipBytes(bytes));
-  provenance.push(`| ${s.name} | ${s.repository} | ${s.path} | ${commit} | ${s.licence} |`);
+  rows.set(s.name, `| ${s.name} | ${s.repository} | ${s.path} | ${commit} | ${s.licence} |`);
   console.log(`${s.name}: ${bytes.length} bytes from ${s.repository} ${commit.slice(0, 12)}`);
 }
+for (const s of SOURCES) if (rows.has(s.name)) provenance.push(rows.get(s.name)!);
 await Deno.writeTextFile(`${out}/PROVENANCE.md`, provenance.join("\n") + "\n");
