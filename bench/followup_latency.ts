@@ -8,7 +8,7 @@
  * ```sh
  * git worktree add /tmp/followup-base-$$ d5d207c
  * PARKOUR_SHARED_DIR=/path/to/shared \
- *   deno run -A bench/followup_latency.ts --baseline /tmp/followup-base-$$ [--rounds 5] [--mcp]
+ *   deno run -A bench/followup_latency.ts --baseline /tmp/followup-base-$$ [--rounds 5] [--settle 5] [--mcp]
  * ```
  *
  * Each checkout runs as its own server process (`main.ts serve --http`,
@@ -33,7 +33,10 @@
  * The time is from the request to the last byte of the answer, and the
  * server's CPU time for it (all its threads, from each thread's
  * `/proc/PID/task/TID/schedstat`, Linux only), which the load of a shared
- * machine moves less.
+ * machine moves less. Between the warm-up and the first round the bench
+ * waits `--settle` seconds (5): an agent reads an answer before it asks
+ * again, and a server counts a page's slices in the background after its
+ * first search (`--settle 0` times the rounds while that count runs).
  * Prints p50, p95 and max per kind and server, and the ratios of this
  * checkout to the baseline. Compare ratios and medians of the same run, not
  * figures of different runs.
@@ -51,6 +54,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     page: { type: "string", default: "whatwg_html" },
     mcp: { type: "boolean", default: false },
+    settle: { type: "string", default: "5" },
   },
 });
 
@@ -239,6 +243,9 @@ try {
       }
     }
   }
+  // An agent reads an answer before it asks again: the work a server does after answering (the
+  // slices' counts after a search, lib/content/document/views.ts) has that long.
+  await new Promise((resolve) => setTimeout(resolve, Number(values.settle) * 1000));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse();
     for (const s of order) {
@@ -266,7 +273,7 @@ const at = (xs: number[], p: number) => {
 const ms = (n: number) => n < 10 ? n.toFixed(2) : n.toFixed(1);
 const load = Deno.loadavg().map((l) => l.toFixed(1)).join(" ");
 console.log(
-  `\nFollow-ups on cached ${values.page} (${values.rounds} rounds, load ${load}, ${
+  `\nFollow-ups on cached ${values.page} (${values.rounds} rounds after ${values.settle} s, load ${load}, ${
     new Date().toISOString().slice(0, 16)
   }Z); ms, p50 / p95 / max\n`,
 );
