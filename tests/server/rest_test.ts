@@ -904,3 +904,17 @@ Deno.test("rest: markdownToText", () => {
       "a\tb|c\n1\t2\n\nlet x = **1**;\n\n- item gone",
   );
 });
+
+Deno.test("rest: markdownToText reads a fence opened on a list item's line", () => {
+  // As the converter writes a list item whose first child is code (RFC 7616's parameters): the
+  // fence after the marker opens code, so the indented fences after it close and open in turn.
+  const md =
+    "- ```\n  B2 = hour\n  ```\n\n  and if relayed\n\n  ```\n  B2 = hour:relay\n  ```\n\n" +
+    "## 2. Signal Operation\n\nA keeper **checks** it.\n\n1. ```\n   replayed = first\n   ```\n2. Next.\n\n### 3.1. Storing\n";
+  const text = markdownToText(md);
+  assert.match(text, /^2\. Signal Operation$/m);
+  assert.match(text, /^3\.1\. Storing$/m);
+  assert.match(text, /A keeper checks it\./);
+  assert.match(text, /^  B2 = hour:relay$/m);
+  for (const marker of [/^#/m, /```/, /\*\*/]) assert.doesNotMatch(text, marker);
+});

@@ -12,6 +12,8 @@
  */
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+// A list item whose first child is code opens its fence on the item's line ("- ```", "1. ```").
+const ITEM_FENCE = /^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(`{3,}|~{3,})/;
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const RULE = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 const TABLE_DIVIDER = /^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/;
@@ -98,7 +100,7 @@ export function markdownToText(markdown: string): string {
       } else out.push(raw);
       continue;
     }
-    const open = FENCE.exec(raw);
+    const open = FENCE.exec(raw) ?? ITEM_FENCE.exec(raw);
     if (open) {
       fence = open[1];
       continue;

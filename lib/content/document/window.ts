@@ -36,6 +36,8 @@ interface Line {
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+// A list item whose first child is code opens its fence on the item's line ("- ```", "1. ```").
+const ITEM_FENCE = /^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(`{3,}|~{3,})/;
 const BLOCK_MARK = /^\s*(?:[-*+]\s|\d{1,9}[.)]\s|>|\||#{1,6}\s|`{3,}|~{3,})/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-*:?\s*)*\|?\s*$/;
 
@@ -60,6 +62,11 @@ function linesOf(text: string): Line[] {
         open = undefined;
       }
     } else if (fence) open = line;
+    else {
+      // Its code reopens as a bare fence when a window starts inside it.
+      const item = ITEM_FENCE.exec(line);
+      if (item) open = item[1];
+    }
     // A table: a header row, a delimiter row, then body rows while lines start with "|".
     if (open === undefined && entry.fence === undefined) {
       if (head !== undefined && line.trimStart().startsWith("|")) entry.tableHead = head;

@@ -244,6 +244,7 @@ const THIN_SECTION = 40;
 const GAP = tokenWeight("\n\n");
 
 const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}[.)])[ \t](?! *[-*_](?: *[-*_]){1,} *$)/;
+const FENCE_LINE = /^\s*(?:```|~~~)/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$/;
 
 function kindOf(text: string): UnitKind {
@@ -788,15 +789,19 @@ export class QueryIndex {
         first = false;
       }
     };
-    for (let k = 1; k < lines.length; k++) {
+    for (let k = 0; k < lines.length; k++) {
       const line = md.slice(lines[k][0], lines[k][1]);
-      if (/^\s*(?:```|~~~)/.test(line)) fence = !fence;
-      if (fence) continue;
+      if (fence) {
+        if (FENCE_LINE.test(line)) fence = false;
+        continue;
+      }
       const m = LIST_ITEM.exec(line);
-      if (m && m[1].length === indent) {
+      if (k > 0 && m && m[1].length === indent) {
         push(itemStart, lines[k][0]);
         itemStart = lines[k][0];
       }
+      // A fence opens on its own line or on an item's ("- ```": an item whose first child is code).
+      if (FENCE_LINE.test(m ? line.slice(m[0].length) : line)) fence = true;
     }
     push(itemStart, end);
   }
