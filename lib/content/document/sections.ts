@@ -11,6 +11,7 @@
  * @module
  */
 import { checkCancelled } from "../../runtime/cancel.ts";
+import { fenceRun } from "./fence.ts";
 
 /** One section. */
 export interface Section {
@@ -56,29 +57,6 @@ export function slugify(text: string): string {
 export function stripNumber(title: string): string {
   const stripped = title.replace(NUMBER_PREFIX, "");
   return stripped === "" ? title : stripped;
-}
-
-/** Whether a line starting with `c` may start with a list marker (`-`, `*`, `+`, a digit). */
-function isMarkerStart(c: number): boolean {
-  return c === 45 || c === 42 || c === 43 || (c >= 48 && c <= 57);
-}
-
-/**
- * Where the text after the list marker at `p` starts (`- `, `* `, `+ `,
- * `1. `, `12) `: the marker and one space), or -1 when no marker is there.
- */
-function afterListMarker(markdown: string, p: number, nl: number): number {
-  const c = markdown.charCodeAt(p);
-  let q = p;
-  if (c === 45 || c === 42 || c === 43) q = p + 1;
-  else {
-    while (q < nl && q - p < 9 && markdown.charCodeAt(q) >= 48 && markdown.charCodeAt(q) <= 57) q++;
-    if (q === p || q >= nl) return -1;
-    const d = markdown.charCodeAt(q);
-    if (d !== 46 && d !== 41) return -1;
-    q++;
-  }
-  return q < nl && markdown.charCodeAt(q) === 32 ? q + 1 : -1;
 }
 
 /** Unescapes the line-start escapes the converter adds (`\#`, `1\.`). */
@@ -127,31 +105,17 @@ export function buildSections(
           });
         }
       }
-    } else if (
-      c === 96 || c === 126 || c === 32 || c === 62 || (fence === "" && isMarkerStart(c))
-    ) {
-      // Fences may sit behind list indentation or quote markers, and open on a list item's own
-      // line ("- ```", "1. ```": a block whose first child is code); only indentation and quote
-      // markers may stand before a closing one.
-      let p = pos;
-      for (;;) {
-        while (p < nl && (markdown.charCodeAt(p) === 32 || markdown.charCodeAt(p) === 62)) p++;
-        const after = fence === "" ? afterListMarker(markdown, p, nl) : -1;
-        if (after < 0) break;
-        p = after;
-      }
-      const ch = markdown.charCodeAt(p);
-      if (ch === 96 || ch === 126) {
-        let q = p;
-        while (q < nl && markdown.charCodeAt(q) === ch) q++;
-        const run = markdown.slice(p, q);
-        if (run.length >= 3) {
-          if (fence === "") fence = run;
-          else if (
-            run[0] === fence[0] && run.length >= fence.length && markdown.slice(q, nl).trim() === ""
-          ) {
-            fence = "";
-          }
+    } else {
+      // Fences may sit behind list indentation or quote markers, and open on a list item's line.
+      const run = fenceRun(markdown, pos, nl, fence === "");
+      if (run) {
+        const [p, q] = run;
+        if (fence === "") fence = markdown.slice(p, q);
+        else if (
+          markdown.charCodeAt(p) === fence.charCodeAt(0) && q - p >= fence.length &&
+          markdown.slice(q, nl).trim() === ""
+        ) {
+          fence = "";
         }
       }
     }

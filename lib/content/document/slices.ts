@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { fenceRun } from "./fence.ts";
 import { ancestry, type Section, sectionAt } from "./sections.ts";
 
 /** One slice. */
@@ -74,30 +75,26 @@ export function blocks(markdown: string, stop?: (block: Block) => boolean): Bloc
   while (pos < n && !stopped) {
     let nl = markdown.indexOf("\n", pos);
     if (nl === -1) nl = n;
-    // Fence lines (possibly behind list indentation or quote markers).
-    let p = pos;
-    while (p < nl && (markdown.charCodeAt(p) === 32 || markdown.charCodeAt(p) === 62)) p++;
-    const ch = markdown.charCodeAt(p);
+    // Fence lines (possibly behind list indentation or quote markers, or opening on a list
+    // item's line).
+    const found = fenceRun(markdown, pos, nl, fence === "");
     let isFence = false;
-    if (ch === 96 || ch === 126) {
-      let q = p;
-      while (q < nl && markdown.charCodeAt(q) === ch) q++;
-      if (q - p >= 3) {
-        const run = markdown.slice(p, q);
-        if (fence === "") {
-          isFence = true;
-          if (blockStart >= 0 && !heading) close(pos > 0 ? pos - 1 : pos);
-          blockStart = pos;
-          fence = run;
-        } else if (
-          run[0] === fence[0] && run.length >= fence.length && markdown.slice(q, nl).trim() === ""
-        ) {
-          isFence = true;
-          fence = "";
-          close(nl);
-          pos = nl + 1;
-          continue;
-        }
+    if (found) {
+      const [p, q] = found;
+      const run = markdown.slice(p, q);
+      if (fence === "") {
+        isFence = true;
+        if (blockStart >= 0 && !heading) close(pos > 0 ? pos - 1 : pos);
+        blockStart = pos;
+        fence = run;
+      } else if (
+        run[0] === fence[0] && run.length >= fence.length && markdown.slice(q, nl).trim() === ""
+      ) {
+        isFence = true;
+        fence = "";
+        close(nl);
+        pos = nl + 1;
+        continue;
       }
     }
     if (fence !== "" || isFence) {

@@ -10,7 +10,10 @@
  *   the item's line was not seen, so its closing fence opened one and the
  *   headings after it counted as code);
  * - a long list whose first item is code is still cut into its items for
- *   questions (it was one block, cut from its top).
+ *   questions (it was one block, cut from its top);
+ * - the page's blocks, which slices and the question index are made of, keep
+ *   code and text apart after it (they were out of phase to the end: text
+ *   counted as code, and code as text).
  */
 import assert from "node:assert/strict";
 import { MAIN, ROOT_DIR, runCli } from "../../support/process.ts";
@@ -63,4 +66,14 @@ Deno.test("list code: a long list whose first item is code is cut into its items
       `at ${budget} tokens the list's opening code is not the answer`,
     );
   }
+});
+
+Deno.test("list code: a search hit after such lists is labelled with its own section", async () => {
+  const r = await runCli(["fetch", PAGE, "--search", "crate", "--format", "json"], {}, MAIN, [
+    `--allow-read=${ROOT_DIR}/fixtures`,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const text = JSON.parse(r.stdout).content[0] as string;
+  assert.match(text, /^--- slice \d+ \(Lantern Signal Digest > 9\. Supplies\) ---$/m);
+  assert.match(text, /the keeper counts each crate against the list/);
 });
