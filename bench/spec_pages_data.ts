@@ -15,7 +15,9 @@
  *   (Cookies), `rfc9651` (Structured Field Values), `rfc7541` (HPACK),
  *   `rfc9114` (HTTP/3), `rfc9204` (QPACK), `rfc9530` (Digest Fields),
  *   `rfc9205` (Building Protocols with HTTP), `rfc9218` (Extensible
- *   Priorities) and `rfc7616` (HTTP Digest Access Authentication);
+ *   Priorities), `rfc7616` (HTTP Digest Access Authentication), `rfc9209`
+ *   (the Proxy-Status HTTP response header field) and `rfc8288` (Web
+ *   Linking);
  * - `webdriver`: W3C WebDriver, `index.html` of github.com/w3c/webdriver
  *   (W3C Software and Document License);
  * - `wai_aria`: WAI-ARIA, `index.html` of github.com/w3c/aria (W3C
@@ -39,7 +41,12 @@
  * - `encrypted_media` (Encrypted Media Extensions, the editor's draft),
  *   `encrypted-media-respec.html` of github.com/w3c/encrypted-media, and
  *   `epub_core` (EPUB 3.3), `epub33/core/index.html` of
- *   github.com/w3c/epub-specs (both W3C Software and Document License).
+ *   github.com/w3c/epub-specs (both W3C Software and Document License);
+ * - `media_source` (Media Source Extensions, the editor's draft),
+ *   `media-source-respec.html` of github.com/w3c/media-source (W3C Software
+ *   and Document License), and `sparql_query` (SPARQL 1.2 Query Language,
+ *   the editor's draft), `spec/index.html` of github.com/w3c/sparql-query
+ *   (W3C Document License).
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/spec_pages_data.ts \
@@ -48,7 +55,8 @@
  *   --webrtc /tmp/webrtc-pc --vc /tmp/vc-data-model --manifest /tmp/manifest \
  *   --payment /tmp/payment-request --did /tmp/did-core --mediacapture /tmp/mediacapture-main \
  *   --pointerevents /tmp/pointerevents --wot /tmp/wot-thing-description \
- *   --eme /tmp/encrypted-media --epub /tmp/epub-specs [--out DIR]
+ *   --eme /tmp/encrypted-media --epub /tmp/epub-specs --mse /tmp/media-source \
+ *   --sparql /tmp/sparql-query [--out DIR]
  * ```
  *
  * A checkout is a working tree or a bare git directory (its file is read at
@@ -175,6 +183,20 @@ const SOURCES: Source[] = [
     licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
   },
   {
+    name: "rfc9209",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9209.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc8288",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc8288.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
     name: "webdriver",
     option: "webdriver",
     repository: "github.com/w3c/webdriver",
@@ -271,6 +293,20 @@ const SOURCES: Source[] = [
     repository: "github.com/w3c/epub-specs",
     path: "epub33/core/index.html",
     licence: "W3C Software and Document License",
+  },
+  {
+    name: "media_source",
+    option: "mse",
+    repository: "github.com/w3c/media-source",
+    path: "media-source-respec.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "sparql_query",
+    option: "sparql",
+    repository: "github.com/w3c/sparql-query",
+    path: "spec/index.html",
+    licence: "W3C Document License",
   },
 ];
 
