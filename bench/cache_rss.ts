@@ -24,6 +24,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { type ApiServer, startApiServer } from "./api_server.ts";
 import { RECLAIM_SLACK_BYTES } from "../lib/runtime/memory.ts";
 import { childEnv, launch, ROOT_DIR } from "../tests/support/process.ts";
 import { sizedPage } from "../tests/support/sized_pages.ts";
@@ -75,7 +76,7 @@ const upstream = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (
 });
 const origin = `http://127.0.0.1:${upstream.addr.port}`;
 
-async function startServer(): Promise<{ api: string; pid: number; child: Deno.ChildProcess }> {
+async function startServer(): Promise<ApiServer> {
   const { command, args } = launch(`${values.root}/main.ts`, ["serve", "--http", "--port", "0"]);
   const env = Object.fromEntries(
     Object.entries(childEnv({
@@ -85,28 +86,7 @@ async function startServer(): Promise<{ api: string; pid: number; child: Deno.Ch
       PARKOUR_CONVERT_WORKERS: Deno.env.get("PARKOUR_CONVERT_WORKERS") ?? "",
     })).filter(([, v]) => v !== ""),
   );
-  const child = new Deno.Command(command, {
-    args,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the server did not start: ${text}`);
-    text += value;
-    const api = /HTTP API at (http:\/\/\S+\/api)/.exec(text)?.[1];
-    if (api) {
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })().catch(() => {});
-      return { api, pid: child.pid, child };
-    }
-  }
+  return await startApiServer(command, args, env);
 }
 
 async function read(api: string, url: string): Promise<void> {

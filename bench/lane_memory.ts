@@ -29,6 +29,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { type ApiServer, startApiServer } from "./api_server.ts";
 import { HOSTILE_SHAPES } from "../tests/support/hostile_pages.ts";
 import { childEnv, launch, ROOT_DIR, taskFlags } from "../tests/support/process.ts";
 
@@ -63,7 +64,7 @@ function status(pid: number, field: "VmRSS" | "VmHWM"): number {
   return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)![1]) * 1024;
 }
 
-async function startServer(): Promise<{ api: string; pid: number; child: Deno.ChildProcess }> {
+async function startServer(): Promise<ApiServer> {
   const flags = taskFlags("start").map((f) =>
     f.startsWith("--allow-read=") ? `${f},${ROOT_DIR}` : f
   );
@@ -73,28 +74,11 @@ async function startServer(): Promise<{ api: string; pid: number; child: Deno.Ch
     [],
     flags,
   );
-  const child = new Deno.Command(command, {
+  return await startApiServer(
+    command,
     args,
-    env: childEnv({ MCP_ALLOW_PRIVATE_IPS: "1", PARKOUR_CONVERT_DEADLINE_MS: "3600000" }),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the server did not start: ${text}`);
-    text += value;
-    const api = /HTTP API at (http:\/\/\S+\/api)/.exec(text)?.[1];
-    if (api) {
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })().catch(() => {});
-      return { api, pid: child.pid, child };
-    }
-  }
+    childEnv({ MCP_ALLOW_PRIVATE_IPS: "1", PARKOUR_CONVERT_DEADLINE_MS: "3600000" }),
+  );
 }
 
 /** One request to the HTTP API: the page's outline, or a search (which waits for the indexes). */
