@@ -915,6 +915,6 @@ Deno.test("rest: markdownToText reads a fence opened on a list item's line", () 
   assert.match(text, /^2\. Signal Operation$/m);
   assert.match(text, /^3\.1\. Storing$/m);
   assert.match(text, /A keeper checks it\./);
-  assert.match(text, /^  B2 = hour:relay$/m);
+  assert.match(text, /^ {2}B2 = hour:relay$/m);
   for (const marker of [/^#/m, /```/, /\*\*/]) assert.doesNotMatch(text, marker);
 });
