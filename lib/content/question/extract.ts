@@ -104,8 +104,12 @@ class UnitHeap {
   }
 
   #swap(i: number, j: number): void {
-    [this.#p[i], this.#p[j]] = [this.#p[j], this.#p[i]];
-    [this.#u[i], this.#u[j]] = [this.#u[j], this.#u[i]];
+    const p = this.#p[i];
+    this.#p[i] = this.#p[j];
+    this.#p[j] = p;
+    const u = this.#u[i];
+    this.#u[i] = this.#u[j];
+    this.#u[j] = u;
   }
 
   push(p: number, u: number): void {
@@ -119,9 +123,14 @@ class UnitHeap {
     }
   }
 
-  /** The top entry's priority and unit (the heap must not be empty). */
-  peek(): [number, number] {
-    return [this.#p[0], this.#u[0]];
+  /** The top entry's priority (the heap must not be empty). */
+  topPriority(): number {
+    return this.#p[0];
+  }
+
+  /** The top entry's unit (the heap must not be empty). */
+  topUnit(): number {
+    return this.#u[0];
   }
 
   pop(): [number, number] {
@@ -1048,7 +1057,10 @@ export function rankForQuery(
     }
   }
   const unitWeight = (u: number): number => !code && units.kind(u) === "code" ? EXAMPLE_WEIGHT : 1;
-  for (const u of met) if (!code && units.kind(u) === "code") score[u] *= EXAMPLE_WEIGHT;
+  for (let k = 0; k < met.length; k++) {
+    const u = met[k];
+    if (!code && units.kind(u) === "code") score[u] *= EXAMPLE_WEIGHT;
+  }
   const unitScore = new UnitScores(score, met);
   const unitTerms = new UnitTerms(postings, unitScore);
   // Section → the question terms its heading holds, ascending.
@@ -1067,16 +1079,24 @@ export function rankForQuery(
   const unitMode = sections.length < 2;
   // The best unit of each section: a section with one strong paragraph beats a long, diffuse one.
   const bestUnit = new Float64Array(slots);
-  for (const u of met) {
+  for (let k = 0; k < met.length; k++) {
+    const u = met[k];
     const slot = index.slot(units.section(u));
     if (score[u] > bestUnit[slot]) bestUnit[slot] = score[u];
   }
   const ranked: Ranked[] = [];
   if (!unitMode) {
-    const candidates = new Set<number>(slotsMet);
-    for (const s of headed.keys()) candidates.add(s);
+    // The sections a term met, then those only a heading names (indexed loops: a common word
+    // meets thousands, and an iterator's step allocated).
+    const candidates = slotsMet;
+    const listed = new Uint8Array(slots);
+    for (let k = 0; k < slotsMet.length; k++) listed[slotsMet[k]] = 1;
+    headed.forEach((_, s) => {
+      if (!listed[s]) candidates.push(s);
+    });
     const covered = new Uint8Array(T);
-    for (const slot of candidates) {
+    for (let c = 0; c < candidates.length; c++) {
+      const slot = candidates[c];
       const section = slot === sections.length ? -1 : slot;
       const at = slot * T;
       covered.fill(0);
@@ -1092,13 +1112,17 @@ export function rankForQuery(
       if (any) score = SECTION_SHARE * score + bestUnit[slot];
       let ownHeaded = 0;
       if (section >= 0) {
-        for (const q of headed.get(section) ?? NONE) {
+        const mine = headed.get(section) ?? NONE;
+        for (let k = 0; k < mine.length; k++) {
+          const q = mine[k];
           score += HEADING_WEIGHT * sectionIdf[q];
           covered[q] = 1;
           if (q < own) ownHeaded++;
         }
         for (let a = sections[section].parent; a >= 0; a = sections[a].parent) {
-          for (const q of headed.get(a) ?? NONE) {
+          const above = headed.get(a) ?? NONE;
+          for (let k = 0; k < above.length; k++) {
+            const q = above[k];
             if (!covered[q]) score += ANCESTOR_WEIGHT * sectionIdf[q];
             covered[q] = 1;
           }
@@ -1340,13 +1364,15 @@ class Picker {
   }
 
   /** The units of the own text of `sections`. */
-  *unitsOf(sections: readonly Ranked[]): Iterable<number> {
+  unitsOf(sections: readonly Ranked[]): number[] {
+    const out: number[] = [];
     for (const r of sections) {
       const slot = this.index.slot(r.section);
       const a = this.index.firstUnit[slot];
       if (a < 0) continue;
-      for (let u = a; u < this.index.endUnit[slot]; u++) yield u;
+      for (let u = a; u < this.index.endUnit[slot]; u++) out.push(u);
     }
+    return out;
   }
 
   /**
@@ -1570,10 +1596,10 @@ class Picker {
       heap.push(raw, v);
     };
     const neighbours = new Set<number>();
-    for (const [v, raw] of priority) {
+    priority.forEach((raw, v) => {
       offer(v, raw);
       if (nextToChosen(v)) neighbours.add(v);
-    }
+    });
     const taking = (u: number) => {
       this.take(u);
       for (const v of [u - 1, u + 1]) if (priority.has(v)) neighbours.add(v);
@@ -1581,25 +1607,33 @@ class Picker {
     while (priority.size > 0 && this.remaining() > 12) {
       let u = -1;
       let p = -1;
-      for (const v of neighbours) {
+      // forEach, not for-of: this runs for every unit taken, and an iterator's step allocated.
+      neighbours.forEach((v) => {
         const q = priority.get(v);
         if (q === undefined) neighbours.delete(v);
-        else if (q > p || (q === p && v < u)) [u, p] = [v, q];
-      }
-      for (const [section, heap] of heaps) {
-        const aside: [number, number][] = [];
+        else if (q > p || (q === p && v < u)) {
+          u = v;
+          p = q;
+        }
+      });
+      heaps.forEach((heap, section) => {
+        let aside: [number, number][] | undefined;
         while (heap.size > 0) {
-          const [raw, v] = heap.peek();
+          const raw = heap.topPriority();
+          const v = heap.topUnit();
           if (priority.get(v) !== raw) heap.pop(); // taken, passed over or raised since
-          else if (neighbours.has(v)) aside.push(heap.pop());
+          else if (neighbours.has(v)) (aside ??= []).push(heap.pop());
           else {
             const q = raw * REPEAT_WEIGHT ** (taken.get(section) ?? 0);
-            if (q > p || (q === p && v < u)) [u, p] = [v, q];
+            if (q > p || (q === p && v < u)) {
+              u = v;
+              p = q;
+            }
             break;
           }
         }
-        for (const [raw, v] of aside) heap.push(raw, v);
-      }
+        if (aside) { for (const [raw, v] of aside) heap.push(raw, v); }
+      });
       priority.delete(u);
       if (p < 0.05 * best) break;
       if (!this.fits(u)) {
@@ -1668,7 +1702,9 @@ class Picker {
   pickWithin(a: number, b: number, forceFirst: boolean, lead = false): void {
     const scores = this.localScores(a, b);
     const priority = new Map<number, number>();
-    for (const [u, s] of scores) if (!this.chosen.has(u)) priority.set(u, s);
+    scores.forEach((s, u) => {
+      if (!this.chosen.has(u)) priority.set(u, s);
+    });
     let top = 0;
     for (const s of priority.values()) top = Math.max(top, s);
     if (priority.size === 0 || lead) {
@@ -1683,7 +1719,7 @@ class Picker {
     }
     let taken = 0;
     const heap = new UnitHeap();
-    for (const [u, p] of priority) heap.push(p, u);
+    priority.forEach((p, u) => heap.push(p, u));
     while (priority.size > 0 && this.remaining() > 12) {
       let best = -1;
       let bestP = -1;
