@@ -24,9 +24,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type ApiServer, startApiServer } from "./api_server.ts";
 import { RECLAIM_SLACK_BYTES } from "../lib/runtime/memory.ts";
-import { childEnv, launch, ROOT_DIR } from "../tests/support/process.ts";
+import { HttpServerProcess, ROOT_DIR } from "../tests/support/process.ts";
 import { sizedPage } from "../tests/support/sized_pages.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
 
@@ -76,17 +75,13 @@ const upstream = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (
 });
 const origin = `http://127.0.0.1:${upstream.addr.port}`;
 
-async function startServer(): Promise<ApiServer> {
-  const { command, args } = launch(`${values.root}/main.ts`, ["serve", "--http", "--port", "0"]);
-  const env = Object.fromEntries(
-    Object.entries(childEnv({
-      MCP_ALLOW_PRIVATE_IPS: "1",
-      PARKOUR_CACHE_MB: String(cacheMb),
-      PARKOUR_MAX_PAGE_MB: "64",
-      PARKOUR_CONVERT_WORKERS: Deno.env.get("PARKOUR_CONVERT_WORKERS") ?? "",
-    })).filter(([, v]) => v !== ""),
-  );
-  return await startApiServer(command, args, env);
+function startServer(): Promise<HttpServerProcess> {
+  return HttpServerProcess.start(`${values.root}/main.ts`, [], {
+    MCP_ALLOW_PRIVATE_IPS: "1",
+    PARKOUR_CACHE_MB: String(cacheMb),
+    PARKOUR_MAX_PAGE_MB: "64",
+    PARKOUR_CONVERT_WORKERS: Deno.env.get("PARKOUR_CONVERT_WORKERS") ?? "",
+  });
 }
 
 async function read(api: string, url: string): Promise<void> {
@@ -117,8 +112,7 @@ for (let i = 0; i < ALONE_RUNS; i++) {
   const idle = status(fresh.pid, "VmRSS");
   await read(fresh.api, `${origin}/${largest.name}?alone`);
   alone.push({ idle, peak: status(fresh.pid, "VmHWM") });
-  fresh.child.kill("SIGTERM");
-  await fresh.child.status;
+  await fresh.stop();
 }
 alone.sort((a, b) => a.peak - b.peak);
 const { idle, peak: alonePeak } = alone[Math.floor(alone.length / 2)];
@@ -165,6 +159,5 @@ console.log(
     (peak / budget).toFixed(2)
   })`,
 );
-server.child.kill("SIGTERM");
-await server.child.status;
+await server.stop();
 await upstream.shutdown();

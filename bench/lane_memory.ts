@@ -29,9 +29,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type ApiServer, startApiServer } from "./api_server.ts";
 import { HOSTILE_SHAPES } from "../tests/support/hostile_pages.ts";
-import { childEnv, launch, ROOT_DIR, taskFlags } from "../tests/support/process.ts";
+import { HttpServerProcess, ROOT_DIR, taskFlags } from "../tests/support/process.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -64,20 +63,16 @@ function status(pid: number, field: "VmRSS" | "VmHWM"): number {
   return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)![1]) * 1024;
 }
 
-async function startServer(): Promise<ApiServer> {
+async function startServer(): Promise<HttpServerProcess> {
   const flags = taskFlags("start").map((f) =>
     f.startsWith("--allow-read=") ? `${f},${ROOT_DIR}` : f
   );
-  const { command, args } = launch(
+  return await HttpServerProcess.start(
     `${ROOT_DIR}/main.ts`,
-    ["serve", "--http", "--port", "0"],
+    [],
+    { MCP_ALLOW_PRIVATE_IPS: "1", PARKOUR_CONVERT_DEADLINE_MS: "3600000" },
     [],
     flags,
-  );
-  return await startApiServer(
-    command,
-    args,
-    childEnv({ MCP_ALLOW_PRIVATE_IPS: "1", PARKOUR_CONVERT_DEADLINE_MS: "3600000" }),
   );
 }
 
@@ -123,8 +118,7 @@ async function run(scenario: Scenario): Promise<Run> {
     }
     return { peak: status(server.pid, "VmHWM"), idle, smallFirst };
   } finally {
-    server.child.kill("SIGTERM");
-    await server.child.status;
+    await server.stop();
   }
 }
 

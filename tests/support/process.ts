@@ -319,6 +319,11 @@ export class HttpServerProcess {
     return this.#child.pid;
   }
 
+  /** Its HTTP API's address (`/api`, beside `/mcp`). */
+  get api(): string {
+    return new URL("/api", this.url).href;
+  }
+
   /** The port it listens on. */
   get port(): number {
     return Number(new URL(this.url).port);
