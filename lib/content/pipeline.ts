@@ -173,18 +173,23 @@ async function pdfDocument(resource: Resource): Promise<Document> {
 }
 
 /**
- * Builds the Document of a page that is not HTML (plain text, Markdown,
- * JSON, XML) on this thread within the conversion deadline, as a page of
- * HTML is: the section walk looks at the clock every few thousand lines,
- * and past `ms` the page is given up with a `too_slow` ContentError.
+ * Builds a Document on this thread within the conversion deadline `ms` (a
+ * page of HTML converted here, or a page of text, Markdown, JSON or XML:
+ * the walks look at the clock every few thousand lines); past it, a
+ * `too_slow` ContentError naming the page, its `bytes` and `what` it is
+ * made of.
  */
-function withinTextDeadline(resource: Resource, ms: number, build: () => Document): Document {
+function buildWithin(
+  url: string,
+  bytes: number,
+  what: string,
+  ms: number,
+  build: () => Document,
+): Document {
   try {
     return withinDeadline(ms, build);
   } catch (error) {
-    if (error instanceof ConversionDeadline) {
-      throw tooSlow(resource.url, resource.bytes.length, ms, "text");
-    }
+    if (error instanceof ConversionDeadline) throw tooSlow(url, bytes, ms, what);
     throw error;
   }
 }
@@ -226,8 +231,10 @@ export async function toDocument(
       fullPage: options.fullPage,
     }, options.signal);
   }
-  return withinTextDeadline(
-    resource,
+  return buildWithin(
+    resource.url,
+    resource.bytes.length,
+    "text",
     options.deadlineMs ?? convertDeadlineMs(),
     () => textDocument(resource, kind, base),
   );
@@ -341,13 +348,13 @@ export async function htmlDocumentOffThread(
  * run), within the conversion deadline: past it, a `too_slow` ContentError.
  */
 function convertHere(html: string, url: string, options: HtmlOptions): Document {
-  const ms = convertDeadlineMs();
-  try {
-    return withinDeadline(ms, () => new Document(convertHtml(html, url, options)));
-  } catch (error) {
-    if (error instanceof ConversionDeadline) throw tooSlow(url, html.length, ms);
-    throw error;
-  }
+  return buildWithin(
+    url,
+    html.length,
+    "HTML",
+    convertDeadlineMs(),
+    () => new Document(convertHtml(html, url, options)),
+  );
 }
 
 /** Lets the event loop run (timers, I/O, other calls) before going on. */
