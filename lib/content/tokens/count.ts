@@ -301,13 +301,22 @@ export function tokenWeight(text: string): number {
  * a beginning over the limit answers for the whole.
  */
 export function weighsOver(text: string, from: number, to: number, limit: number): boolean {
-  for (let reach = 512;; reach *= 2) {
+  return overAt(text, from, to, limit, 512) >= 0;
+}
+
+/**
+ * The end of the first prefix of `text[from, to)` estimated over `limit`,
+ * among prefixes of `first` characters and then twice as many each time
+ * (the whole last), or -1 when the whole is not over it.
+ */
+function overAt(text: string, from: number, to: number, limit: number, first: number): number {
+  for (let reach = first;; reach *= 2) {
     let end = Math.min(to, from + reach);
     // Never between the halves of a surrogate pair.
     const c = text.charCodeAt(end - 1);
     if (end < to && c >= 0xd800 && c <= 0xdbff) end++;
-    if (tokenWeight(text.slice(from, end)) > limit) return true;
-    if (end >= to) return false;
+    if (tokenWeight(text.slice(from, end)) > limit) return end;
+    if (end >= to) return -1;
   }
 }
 
@@ -585,15 +594,8 @@ export function prefixWithinSync(
   let head = text;
   if (text.length > 4096) {
     const want = 2 * limit + 256;
-    let reach = 4096;
-    while (reach < text.length) {
-      // Never between the halves of a surrogate pair.
-      const c = text.charCodeAt(reach - 1);
-      if (c >= 0xd800 && c <= 0xdbff) reach++;
-      if (tokenWeight(text.slice(0, reach)) > want) break;
-      reach *= 2;
-    }
-    const cut = truncateToTokens(reach < text.length ? text.slice(0, reach) : text, want);
+    const reach = overAt(text, 0, text.length, want, 4096);
+    const cut = truncateToTokens(reach >= 0 ? text.slice(0, reach) : text, want);
     if (cut.length < text.length) head = cut;
   }
   let encoded = encodeText(enc, head);
