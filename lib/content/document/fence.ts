@@ -4,7 +4,9 @@
  * fence may stand behind list indentation or quote markers, and it may open
  * on a list item's own line (`- ```` , `1. ````: an item whose first child is
  * code); only indentation and quote markers stand before a closing one (a
- * line `- ```` inside code is code).
+ * line `- ```` inside code is code). {@link ITEM_FENCE} is the opening rule
+ * for the scanners that read one line as a string (`plain_text.ts`,
+ * `window.ts`).
  *
  * @module
  */
@@ -58,3 +60,9 @@ export function fenceRun(
   while (q < nl && markdown.charCodeAt(q) === ch) q++;
   return q - p >= 3 ? [p, q] : undefined;
 }
+
+/**
+ * The same opening for scanners that read one line as a string: a fence
+ * after a list item's marker (`- ````, `1. ````); its group 1 is the run.
+ */
+export const ITEM_FENCE = /^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(`{3,}|~{3,})/;

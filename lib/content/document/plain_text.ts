@@ -11,9 +11,9 @@
  * @module
  */
 
+import { ITEM_FENCE } from "./fence.ts";
+
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-// A list item whose first child is code opens its fence on the item's line ("- ```", "1. ```").
-const ITEM_FENCE = /^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(`{3,}|~{3,})/;
 const HEADING = /^ {0,3}#{1,6}(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const RULE = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 const TABLE_DIVIDER = /^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/;

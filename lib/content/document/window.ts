@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { ITEM_FENCE } from "./fence.ts";
 import type { Match } from "../search/matches.ts";
 
 /** The mark put where text was left out (the question view's). */
@@ -36,8 +37,6 @@ interface Line {
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-// A list item whose first child is code opens its fence on the item's line ("- ```", "1. ```").
-const ITEM_FENCE = /^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(`{3,}|~{3,})/;
 const BLOCK_MARK = /^\s*(?:[-*+]\s|\d{1,9}[.)]\s|>|\||#{1,6}\s|`{3,}|~{3,})/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-*:?\s*)*\|?\s*$/;
 
