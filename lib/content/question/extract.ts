@@ -843,10 +843,10 @@ class UnitShapes {
    * (see `Picker.isProse` and `isBadge`); `judge` works them out the first
    * time. The same for every question, so kept too.
    */
-  reads(u: number, judge: () => number): number {
-    if (u >= this.#reads.length) return judge();
+  reads(u: number, judge: (u: number) => number): number {
+    if (u >= this.#reads.length) return judge(u);
     let r = this.#reads[u];
-    if (r === 0) this.#reads[u] = r = READS_KNOWN | judge();
+    if (r === 0) this.#reads[u] = r = READS_KNOWN | judge(u);
     return r;
   }
 
@@ -1679,15 +1679,18 @@ class Picker {
   /** How unit `u` reads (prose, badge), kept with the Document. */
   #reads(u: number): number {
     this.#unitShapes ??= unitShapes(this.doc, this.index.units.length);
-    return this.#unitShapes.reads(u, () => {
-      const shape = textShape(this.doc.markdown, this.index.units.at(u));
-      if (shape === undefined) return 0;
-      let r = 0;
-      if (shape.sentence && shape.words >= 10 && shape.stopWords >= 3) r |= READS_PROSE;
-      if (!shape.sentence && shape.words < 10 && shape.stopWords === 0) r |= READS_BADGE;
-      return r;
-    });
+    return this.#unitShapes.reads(u, this.#judgeReads);
   }
+
+  /** Works out how unit `u` reads (see {@link UnitShapes.reads}). */
+  readonly #judgeReads = (u: number): number => {
+    const shape = textShape(this.doc.markdown, this.index.units.at(u));
+    if (shape === undefined) return 0;
+    let r = 0;
+    if (shape.sentence && shape.words >= 10 && shape.stopWords >= 3) r |= READS_PROSE;
+    if (!shape.sentence && shape.words < 10 && shape.stopWords === 0) r |= READS_BADGE;
+    return r;
+  };
 
   sumCost(a: number, b: number): number {
     let c = 0;
