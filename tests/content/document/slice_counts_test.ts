@@ -12,7 +12,7 @@ import {
   estimateTokens,
   tokenizerReady,
 } from "../../../lib/content/tokens/count.ts";
-import { htmlDocument } from "../../../lib/content/pipeline.ts";
+import { fixturePage } from "../../support/fixture_pages.ts";
 import type { Document } from "../../../lib/content/document/document.ts";
 import {
   countSlices,
@@ -40,11 +40,6 @@ const PAGES = [
   "tea_th.html",
 ];
 
-async function page(name: string): Promise<Document> {
-  const html = await Deno.readTextFile(new URL(`../../../fixtures/pages/${name}`, import.meta.url));
-  return htmlDocument(html, `https://example.org/${name}`);
-}
-
 /** A kept count, or -1 when none is kept. */
 const kept = (doc: Document, i: number, kind: SliceCountKind) =>
   sliceCounts(doc).get(i, kind, () => -1);
@@ -58,7 +53,7 @@ function searches(doc: Document): string[] {
 Deno.test("slice counts: counted ahead, each slice's block and block with a break are the tokenizer's, its estimate the estimate's", async () => {
   await tokenizerReady();
   for (const name of PAGES) {
-    const doc = await page(name);
+    const doc = await fixturePage(name);
     assert.equal(countSlices(doc, sliceCounts(doc)), doc.slices.length);
     for (const e of sliceEntries(doc, doc.slices.map((_, i) => i))) {
       // The block as a search shows it: one slice, whole.
@@ -77,8 +72,8 @@ Deno.test("slice counts: counted ahead, each slice's block and block with a brea
 Deno.test("slice counts: a search answers the same with its slices counted ahead or not", async () => {
   await tokenizerReady();
   for (const name of PAGES) {
-    const fresh = await page(name);
-    const counted = await page(name);
+    const fresh = await fixturePage(name);
+    const counted = await fixturePage(name);
     countSlices(counted, sliceCounts(counted));
     for (const search of searches(fresh)) {
       for (const max_tokens of [120, 400, 5000]) {
@@ -95,7 +90,7 @@ Deno.test("slice counts: a search answers the same with its slices counted ahead
 
 Deno.test("slice counts: counted in the background after a search, all of them; stopped on release", async () => {
   await tokenizerReady();
-  const doc = await page("handbook.html");
+  const doc = await fixturePage("handbook.html");
   // No search yet: nothing to fill.
   countSlicesLater(doc);
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -109,7 +104,7 @@ Deno.test("slice counts: counted in the background after a search, all of them; 
   assert.ok(all(), "every slice counted");
   assert.ok(doc.slices.every((_, i) => kept(doc, i, "followed") >= 0));
   // Released: the counts are dropped, and a step left over does not make new ones.
-  const other = await page("guide.html");
+  const other = await fixturePage("guide.html");
   view(other, parseWith(pageRequestSchema, { url: other.url, search: "the", max_tokens: 60 }));
   countSlicesLater(other);
   other.release();
@@ -123,7 +118,7 @@ Deno.test("slice counts: a slice's text counted from its block's count is the to
   const bodies: string[] = [];
   const more = ["answer_shape_spec.html", "slug_ids_spec.html", "joined_names_spec.html"];
   for (const name of [...PAGES, ...more]) {
-    const doc = await page(name);
+    const doc = await fixturePage(name);
     for (const e of sliceEntries(doc, doc.slices.map((_, i) => i))) {
       const body = e.text.trim();
       bodies.push(body);

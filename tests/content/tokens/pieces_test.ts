@@ -15,7 +15,7 @@ import {
   countWithBreak,
   forgetPieceCounts,
 } from "../../../lib/content/tokens/pieces.ts";
-import { htmlDocument } from "../../../lib/content/pipeline.ts";
+import { fixturePage } from "../../support/fixture_pages.ts";
 
 const PAGES = [
   "guide.html",
@@ -43,12 +43,7 @@ const SEPARATORS = [
 
 async function markdowns(): Promise<string[]> {
   const out: string[] = [];
-  for (const name of PAGES) {
-    const html = await Deno.readTextFile(
-      new URL(`../../../fixtures/pages/${name}`, import.meta.url),
-    );
-    out.push(htmlDocument(html, `https://example.org/${name}`).markdown);
-  }
+  for (const name of PAGES) out.push((await fixturePage(name)).markdown);
   return out;
 }
 

@@ -15,7 +15,7 @@ import {
   prefixWithinSync,
   tokenizerReady,
 } from "../../../lib/content/tokens/count.ts";
-import { htmlDocument } from "../../../lib/content/pipeline.ts";
+import { fixturePage } from "../../support/fixture_pages.ts";
 
 const exact = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
 
@@ -33,12 +33,7 @@ const PAGES = [
 Deno.test("pre-tokens: the fixture pages count as the encoder counts them, whole and cut anywhere", async () => {
   await tokenizerReady();
   const pages: string[] = [];
-  for (const name of PAGES) {
-    const html = await Deno.readTextFile(
-      new URL(`../../../fixtures/pages/${name}`, import.meta.url),
-    );
-    pages.push(htmlDocument(html, `https://example.org/${name}`).markdown);
-  }
+  for (const name of PAGES) pages.push((await fixturePage(name)).markdown);
   for (const md of pages) {
     assert.equal(countTokensSync(md), exact(md));
     assert.equal(countTokensSync(md), exact(md));
