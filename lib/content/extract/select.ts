@@ -409,6 +409,10 @@ const PROMPT = new RegExp(
 // 2,476 of 33,577 short blocks), so this test first halves its cost.
 const PROMPT_WORDS =
   /sign|delivered|you can|subscribe|follow|us on|share|tell us|join the|leave a comment|download|mail|write to|contact|reach/iu;
+// "Advertisement" in German, Spanish, Portuguese, French, Italian, Polish and Dutch: a label of
+// furniture, and an ad slot's wherever it stands.
+const FOREIGN_AD_WORDS =
+  "anzeige|werbung|publicidad|publicidade|publicité|pubblicità|reklama|advertentie";
 // The same labels in the other languages many pages are written in (German,
 // Spanish, Portuguese, French, Italian, Polish, Dutch): "more on this
 // topic", "you may also like", "read also", "tags", "comments", "share", "back".
@@ -417,13 +421,14 @@ const FOREIGN_LABELS = [
   "weitere (?:artikel|beiträge|themen|nachrichten|meldungen)(?: .{0,30})?",
   "(?:lesen sie auch|zum weiterlesen|weiterlesen|auch interessant|das könnte (?:sie|dich) auch interessieren)",
   "(?:meist ?gelesen(?:e artikel)?|ähnliche (?:artikel|beiträge)|verwandte (?:artikel|themen)|empfehlungen)",
-  "(?:themen|schlagworte|schlagwörter|kommentare|teilen|zurück|drucken|anzeige|werbung)",
-  "(?:(?:le|te) puede interesar|le(?:e|a) también|mira también|más noticias|noticias relacionadas|temas|etiquetas|publicidad|comentarios|compartir|ver más)",
-  "(?:veja também|leia (?:também|mais)|saiba mais|publicidade|relacionad[oa]s|comentários|compartilhe)",
-  "(?:(?:à )?lire aussi|voir aussi|sur le même sujet|publicité|partager|commentaires|articles similaires|mots-clés)",
-  "(?:leggi anche|articoli correlati|pubblicità|condividi|commenti)",
-  "(?:czytaj (?:także|też|więcej)|zobacz (?:też|także)|reklama|komentarze|udostępnij)",
-  "(?:lees (?:ook|meer)|gerelateerde artikelen|advertentie|delen)",
+  "(?:themen|schlagworte|schlagwörter|kommentare|teilen|zurück|drucken)",
+  "(?:(?:le|te) puede interesar|le(?:e|a) también|mira también|más noticias|noticias relacionadas|temas|etiquetas|comentarios|compartir|ver más)",
+  "(?:veja também|leia (?:também|mais)|saiba mais|relacionad[oa]s|comentários|compartilhe)",
+  "(?:(?:à )?lire aussi|voir aussi|sur le même sujet|partager|commentaires|articles similaires|mots-clés)",
+  "(?:leggi anche|articoli correlati|condividi|commenti)",
+  "(?:czytaj (?:także|też|więcej)|zobacz (?:też|także)|komentarze|udostępnij)",
+  "(?:lees (?:ook|meer)|gerelateerde artikelen|delen)",
+  FOREIGN_AD_WORDS,
 ].join("|");
 // A label of page furniture: teasers, tags, comments, ads, navigation.
 const LABEL = new RegExp(
@@ -432,8 +437,11 @@ const LABEL = new RegExp(
   "i",
 );
 // The label of an ad slot, wherever it is.
-const AD_LABEL =
-  /^(?:advert(?:isement)?s?|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?|anzeige|werbung|publicidad|publicidade|publicité|pubblicità|reklama|advertentie)\s*:?$/i;
+const AD_LABEL = new RegExp(
+  String
+    .raw`^(?:advert(?:isement)?s?|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?|${FOREIGN_AD_WORDS})\s*:?$`,
+  "i",
+);
 // A gallery's counter.
 const COUNTER =
   /^(?:(?:image|photo|picture|slide|item)s?\s+)?\d+\s*(?:[-–]\s*\d+\s*)?(?:of|\/)\s*\d+$/i;
