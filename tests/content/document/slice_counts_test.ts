@@ -12,7 +12,7 @@ import {
   estimateTokens,
   tokenizerReady,
 } from "../../../lib/content/tokens/count.ts";
-import { fixturePage } from "../../support/fixture_pages.ts";
+import { COUNTED_PAGES, fixturePage } from "../../support/fixture_pages.ts";
 import type { Document } from "../../../lib/content/document/document.ts";
 import {
   countSlices,
@@ -27,18 +27,7 @@ import {
 import { view } from "../../../lib/views/view.ts";
 import { pageRequestSchema, parseWith } from "../../../lib/views/request.ts";
 
-const PAGES = [
-  "guide.html",
-  "handbook.html",
-  "signal_spec.html",
-  "passage_spec.html",
-  "data_table.html",
-  "code_page.html",
-  "tea_ja.html",
-  "tea_zh.html",
-  "tea_ko.html",
-  "tea_th.html",
-];
+const PAGES = COUNTED_PAGES;
 
 /** A kept count, or -1 when none is kept. */
 const kept = (doc: Document, i: number, kind: SliceCountKind) =>

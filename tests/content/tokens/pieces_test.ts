@@ -15,20 +15,9 @@ import {
   countWithBreak,
   forgetPieceCounts,
 } from "../../../lib/content/tokens/pieces.ts";
-import { fixturePage } from "../../support/fixture_pages.ts";
+import { COUNTED_PAGES, fixturePage } from "../../support/fixture_pages.ts";
 
-const PAGES = [
-  "guide.html",
-  "handbook.html",
-  "signal_spec.html",
-  "passage_spec.html",
-  "data_table.html",
-  "code_page.html",
-  "tea_ja.html",
-  "tea_zh.html",
-  "tea_ko.html",
-  "tea_th.html",
-];
+const PAGES = COUNTED_PAGES;
 const SEPARATORS = [
   "\n",
   "\n\n",
