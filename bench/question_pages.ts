@@ -28,6 +28,7 @@ export interface Question {
 export const SPEC_PAGES: Record<string, string> = {
   app_manifest: "https://w3c.github.io/manifest/",
   bash_ref: "https://www.gnu.org/software/bash/manual/bash.html",
+  dcat: "https://w3c.github.io/dxwg/dcat/",
   did_core: "https://www.w3.org/TR/did-core/",
   encrypted_media: "https://w3c.github.io/encrypted-media/",
   epub_core: "https://w3c.github.io/epub-specs/epub33/core/",
@@ -53,6 +54,9 @@ export const SPEC_PAGES: Record<string, string> = {
   rfc7616: "https://httpwg.org/specs/rfc7616.html",
   rfc9209: "https://httpwg.org/specs/rfc9209.html",
   rfc8288: "https://httpwg.org/specs/rfc8288.html",
+  rfc7838: "https://httpwg.org/specs/rfc7838.html",
+  rfc9842: "https://httpwg.org/specs/rfc9842.html",
+  shacl: "https://w3c.github.io/data-shapes/shacl/",
   sparql_query: "https://w3c.github.io/sparql-query/spec/",
   wai_aria: "https://w3c.github.io/aria/",
   vc_data_model: "https://www.w3.org/TR/vc-data-model-2.0/",

@@ -16,8 +16,9 @@
  *   `rfc9114` (HTTP/3), `rfc9204` (QPACK), `rfc9530` (Digest Fields),
  *   `rfc9205` (Building Protocols with HTTP), `rfc9218` (Extensible
  *   Priorities), `rfc7616` (HTTP Digest Access Authentication), `rfc9209`
- *   (the Proxy-Status HTTP response header field) and `rfc8288` (Web
- *   Linking);
+ *   (the Proxy-Status HTTP response header field), `rfc8288` (Web
+ *   Linking), `rfc7838` (HTTP Alternative Services) and `rfc9842`
+ *   (Compression Dictionary Transport);
  * - `webdriver`: W3C WebDriver, `index.html` of github.com/w3c/webdriver
  *   (W3C Software and Document License);
  * - `wai_aria`: WAI-ARIA, `index.html` of github.com/w3c/aria (W3C
@@ -46,7 +47,11 @@
  *   `media-source-respec.html` of github.com/w3c/media-source (W3C Software
  *   and Document License), and `sparql_query` (SPARQL 1.2 Query Language,
  *   the editor's draft), `spec/index.html` of github.com/w3c/sparql-query
- *   (W3C Document License).
+ *   (W3C Document License);
+ * - `shacl` (W3C SHACL, the Shapes Constraint Language), `shacl/index.html`
+ *   of github.com/w3c/data-shapes, and `dcat` (W3C Data Catalog Vocabulary
+ *   (DCAT) 3), `dcat/index.html` of github.com/w3c/dxwg (both W3C Software
+ *   and Document License).
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared deno run -A bench/spec_pages_data.ts \
@@ -56,7 +61,7 @@
  *   --payment /tmp/payment-request --did /tmp/did-core --mediacapture /tmp/mediacapture-main \
  *   --pointerevents /tmp/pointerevents --wot /tmp/wot-thing-description \
  *   --eme /tmp/encrypted-media --epub /tmp/epub-specs --mse /tmp/media-source \
- *   --sparql /tmp/sparql-query [--out DIR]
+ *   --sparql /tmp/sparql-query --shacl /tmp/data-shapes --dcat /tmp/dxwg [--out DIR]
  * ```
  *
  * A checkout is a working tree or a bare git directory (its file is read at
@@ -197,6 +202,20 @@ const SOURCES: Source[] = [
     licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
   },
   {
+    name: "rfc7838",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc7838.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
+    name: "rfc9842",
+    option: "httpwg",
+    repository: "github.com/httpwg/httpwg.github.io",
+    path: "specs/rfc9842.html",
+    licence: "IETF Trust Legal Provisions (RFC text), Revised BSD (code components)",
+  },
+  {
     name: "webdriver",
     option: "webdriver",
     repository: "github.com/w3c/webdriver",
@@ -307,6 +326,20 @@ const SOURCES: Source[] = [
     repository: "github.com/w3c/sparql-query",
     path: "spec/index.html",
     licence: "W3C Document License",
+  },
+  {
+    name: "shacl",
+    option: "shacl",
+    repository: "github.com/w3c/data-shapes",
+    path: "shacl/index.html",
+    licence: "W3C Software and Document License",
+  },
+  {
+    name: "dcat",
+    option: "dcat",
+    repository: "github.com/w3c/dxwg",
+    path: "dcat/index.html",
+    licence: "W3C Software and Document License",
   },
 ];
 
