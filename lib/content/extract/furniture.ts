@@ -10,6 +10,9 @@
  * - `header`, `footer`, `aside` (and `role=banner`, `contentinfo`,
  *   `complementary`) outside `main`, `article` or `role=main`, where they are
  *   site furniture; inside the article they are bylines, footnotes, notes;
+ *   but an `aside` whose class names a note, an example, an editor's note,
+ *   an issue or a warning is the text's own anywhere (spec generators write
+ *   every note and example so, in pages with no `main` element);
  * - cookie and consent banners, skip links and text meant only for screen
  *   readers, recognised by their ids and classes;
  * - browser-support boxes that spec generators put beside definitions
@@ -33,6 +36,9 @@ const SCREEN_READER =
   /(?:^|\s)(?:sr-only|screen-reader-text|visually-hidden|visuallyhidden|skip-link|skip-to-content|a11y-hidden)(?:\s|$)/i;
 const FURNITURE_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search"]);
 const SUPPORT_BOX = /(?:^|\s)(?:mdn-anno|caniuse-status)(?:\s|$)/;
+/** Classes of an admonition: a note, an example, an issue or a warning set apart from the text. */
+const ADMONITION =
+  /(?:^|\s)(?:notes?|example|ednote|issue|warning|advisement|caution|tip|important)(?:\s|$)/i;
 
 // Words of an alt that describes data or an interface rather than a scene.
 const DATA_FIGURE =
@@ -70,7 +76,8 @@ export const defaultFurniture: FurniturePolicy = {
     const role = attrs.role;
     if (role === "navigation" || role === "search") return true;
     if (!context.inMain) {
-      if (tag === "header" || tag === "footer" || tag === "aside") return true;
+      if (tag === "header" || tag === "footer") return true;
+      if (tag === "aside" && !ADMONITION.test(attrs.class ?? "")) return true;
       if (role && FURNITURE_ROLES.has(role)) return true;
     }
     const cls = attrs.class;

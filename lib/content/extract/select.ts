@@ -249,7 +249,8 @@ const CARD_TEXT = 1500;
 /**
  * Teaser cards: three or more sibling elements of the same tag and class,
  * each led by a link off the page or titled by one (a headline list, "more
- * stories", a grid of related articles), short enough to be a summary, and
+ * stories", a grid of related articles; a link in code font names a term
+ * of a specification's list, not a story), short enough to be a summary, and
  * together most of their parent (callouts sprinkled through an article are
  * not a list of teasers). On a page that is mostly such cards (an index, a
  * search result page) they are the content, and none are flagged.

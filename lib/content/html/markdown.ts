@@ -97,7 +97,10 @@ export interface ElementTable {
   text: Int32Array;
   /** Characters of text in the subtree inside links off the page. */
   links: Int32Array;
-  /** How the subtree's text starts: 1 inside a link off the page, 2 otherwise, 0 no text. */
+  /**
+   * How the subtree's text starts: 1 inside a link off the page, 3 inside one in code font (a
+   * term's name), 2 otherwise, 0 no text.
+   */
   lead: Uint8Array;
 }
 
@@ -972,9 +975,11 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       if (current >= 0) {
         elText[current] += text.length;
         if (offAnchorDepth > 0) elLinks[current] += text.length;
-        // Whether each element's text starts inside a link off the page (a teaser's title).
-        for (let a = current; a >= 0 && elLead[a] === 0; a = elParent[a]) {
-          elLead[a] = offAnchorDepth > 0 ? 1 : 2;
+        // Whether each element's text starts inside a link off the page (a teaser's title), or
+        // inside one in code font (a term named by its definition's link).
+        if (elLead[current] === 0) {
+          const lead = offAnchorDepth === 0 ? 2 : captures.some((c) => c.kind === "code") ? 3 : 1;
+          for (let a = current; a >= 0 && elLead[a] === 0; a = elParent[a]) elLead[a] = lead;
         }
       }
       if (opaqueCaptures === 0) {

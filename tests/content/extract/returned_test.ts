@@ -163,3 +163,20 @@ Deno.test("returned text: a section whose id is its slug keeps its text, even wh
   // A consent box named "cookie-banner" whose heading shares none of its words is still furniture.
   hasNone(text, ["We value your privacy", "Accept all"]);
 });
+
+Deno.test("returned text: a specification's notes, examples and term lists stay where no main element marks the body", async () => {
+  const text = await markdown("spec_asides");
+  hasAll(text, [
+    // Notes and examples in <aside>, as spec generators write them: content, not a sidebar.
+    "such a lantern is recorded in the ledger of absent lamps instead",
+    "The keeper of the harbour light publishes this catalogue:",
+    "ex:harbour a lc:Catalogue ;",
+    "whether a wick may belong to two lanterns at once",
+    // Items led by a link to a term's definition in code font name terms, not stories.
+    "`wq:TrimRecord`](https://wicks.example/vocab#wq:TrimRecord), which records when",
+    "which states how many hours a wick may burn",
+    "measured in grams",
+  ]);
+  // An aside that is the site's sidebar is still furniture.
+  hasNone(text, ["Other vocabularies", "Wick Registry"]);
+});
