@@ -347,11 +347,29 @@ function dropEmptyHeadings(blocks: readonly BlockRecord[], keep: boolean[]): voi
 }
 
 /**
+ * A caption that numbers its figure ("Figure 3: ...", "Fig. 2", "Table 1"),
+ * as documents label the diagrams and tables their text refers to; a photo's
+ * caption in a story is not numbered, or credits its photographer
+ * ({@link PHOTO_CREDIT}).
+ */
+const NUMBERED_CAPTION =
+  /^(?:figure|fig\.|table|diagram|listing|example|abbildung|abb\.|tabelle|figura|tabla|tableau)\s*\d+(?:[.:\s]|$)/i;
+
+/** A photo's credit in a caption ("Photo: ...", "(Foto: ...)", "© 2024 ...", "courtesy of"). */
+const PHOTO_CREDIT =
+  /\b(?:photo|foto|bild|image|picture|photograph)\s*(?:by|credit|courtesy|:)|©|\(c\)\s*\d{4}|\bcourtesy\b/i;
+
+/**
  * Photo captions and credits: text under a `figcaption` or a box whose class
  * says caption or credit, in a figure that holds no table or code (whose
- * captions label content and stay). The image itself stays.
+ * captions label content and stay), unless the caption numbers its figure.
+ * The image itself stays.
  */
-function captions(blocks: readonly BlockRecord[], el: ElementTable): (e: number) => boolean {
+function captions(
+  blocks: readonly BlockRecord[],
+  el: ElementTable,
+  markdown: string,
+): (e: number) => boolean {
   const n = el.parent.length;
   const labelsContent = new Uint8Array(n);
   for (const b of blocks) {
@@ -369,6 +387,17 @@ function captions(blocks: readonly BlockRecord[], el: ElementTable): (e: number)
     // The figure (or the caption's parent) must not hold a table or code.
     const box = figure[e] >= 0 ? figure[e] : p;
     if (box < 0 || !labelsContent[box]) flagged[e] = 1;
+  }
+  // A caption whose first text numbers the figure stays (the first block of each caption decides).
+  const decided = new Uint8Array(n);
+  for (const b of blocks) {
+    if (b.owner < 0 || b.text === 0) continue;
+    let c = b.owner;
+    while (c >= 0 && !flagged[c]) c = el.parent[c];
+    if (c < 0 || decided[c]) continue;
+    decided[c] = 1;
+    const text = plainText(markdown, b);
+    if (NUMBERED_CAPTION.test(text) && !PHOTO_CREDIT.test(text)) flagged[c] = 0;
   }
   return subtreeMembership(el, flagged);
 }
@@ -745,7 +774,7 @@ export function selectMainContent(
     prose[b.owner] += b.text;
   }
   addUp(prose, el.parent);
-  const caption = captions(blocks, el);
+  const caption = captions(blocks, el, markdown);
   const total = contentChars(blocks);
   const enough = (keep: boolean[] | undefined) => {
     if (keep === undefined) return true;

@@ -790,6 +790,9 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
           if (top?.kind === "link") top.images++;
           if (!alt || inHeading()) return;
           if (furniture?.image && !furniture.image(alt, { title })) return;
+          // An image opening a paragraph belongs to the element it is in, not to the block
+          // (a figure's caption) whose text comes next.
+          if (captures.length === 0 && paraOwner < 0) paraOwner = currentBlock;
           sink().mark(`[Image: ${alt.replace(/[[\]]/g, "")}]`);
           return;
         }

@@ -180,3 +180,13 @@ Deno.test("returned text: a specification's notes, examples and term lists stay 
   // An aside that is the site's sidebar is still furniture.
   hasNone(text, ["Other vocabularies", "Wick Registry"]);
 });
+
+Deno.test("returned text: a numbered figure keeps its diagram and caption; a photo's caption stays out", async () => {
+  const text = await markdown("spec_asides");
+  // "Figure 1 ..." labels a diagram the text refers to; the image stays beside its caption.
+  hasAll(text, [
+    "[Image: Diagram of the wick classes: a trim record and a soot measure both point to one wick]",
+    "How trim records and soot measures refer to the wick they describe.",
+  ]);
+  hasNone(text, ["The keeper smiling", "The harbour keeper at work", "Lantern Guild"]);
+});
