@@ -126,7 +126,8 @@ if (values.modules) {
   for (const c of commands.filter((c) => !c.name.startsWith("mdream"))) {
     const [deno, ...rest] = c.argv;
     const out = await new Deno.Command(deno, {
-      args: ["run", "-L", "debug", ...rest.slice(1)],
+      // Without --quiet, which silences the debug log whatever comes first.
+      args: ["run", "-L", "debug", ...rest.slice(1).filter((a) => a !== "--quiet")],
       cwd: c.cwd,
       stdout: "null",
       stderr: "piped",
@@ -135,9 +136,11 @@ if (values.modules) {
     for (const m of new TextDecoder().decode(out.stderr).matchAll(/for ES module: ([^,\s]+)/g)) {
       const spec = m[1].replace(`file://${c.cwd}/`, "");
       if (spec.startsWith("ext:")) continue;
-      const npm = /node_modules\/\.deno\/([^/]+)\//.exec(spec);
+      // A package in a node_modules folder (name@version) or in Deno's cache (name/version).
+      const npm = /node_modules\/\.deno\/([^/]+)\//.exec(spec) ??
+        /registry\.npmjs\.org\/((?:@[^/]+\/)?[^/]+)\/([^/]+)\//.exec(spec);
       const key = npm
-        ? `npm:${npm[1]}`
+        ? `npm:${npm[2] ? `${npm[1]}@${npm[2]}` : npm[1]}`
         : spec.replace(/^lib\/([a-z_]+)\/.*/, "lib/$1/").replace(/^node:.*/, "node:");
       loaded.set(key, (loaded.get(key) ?? 0) + 1);
     }
