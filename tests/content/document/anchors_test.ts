@@ -67,6 +67,25 @@ Deno.test("anchors: a table crosses threads as parts and answers the same", () =
   assert.equal(table.size, 0);
 });
 
+Deno.test("anchors: the order by id is sorted at the first lookup, with the same answers", () => {
+  const map = randomIds(random(11), 1000);
+  const table = AnchorTable.from(map);
+  const bytes = table.approxBytes();
+  // Iterating (as the section tree does) needs no order by id.
+  assert.deepEqual([...table], [...map]);
+  assert.equal(table.sorted, false, "not sorted before a lookup");
+  assert.equal(table.get([...map.keys()][500]), [...map.values()][500]);
+  assert.equal(table.sorted, true, "sorted by the first lookup");
+  assert.equal(table.approxBytes(), bytes, "the page cache's count does not move with a lookup");
+  for (const [id, offset] of map) assert.equal(table.get(id), offset);
+  // Parts taken before any lookup carry the order: the other thread's table answers at once.
+  const fresh = AnchorTable.from(map);
+  const copy = crossed(fresh);
+  assert.equal(copy.sorted, true);
+  for (const [id, offset] of map) assert.equal(copy.get(id), offset);
+  for (const id of randomIds(random(12), 300).keys()) assert.equal(copy.get(id), map.get(id));
+});
+
 Deno.test("anchors: prefixes, case and wide characters are told apart", () => {
   const map = new Map([["a", 1], ["ab", 2], ["a-b", 3], ["A", 4], ["", 5], ["日本", 6], ["日", 7]]);
   const table = crossed(AnchorTable.from(map));
