@@ -176,98 +176,112 @@ function classOf(c: number): number {
   return C_SYMBOL;
 }
 
+/** The class of every BMP code unit ({@link classOf}'s), made at the first count. */
+let classes: Uint8Array | undefined;
+/** The feature slot a run of each class counts in ({@link SINK}: none). */
+const RUN_SLOT = new Uint8Array(32);
+/** The feature slot each character of a class counts in ({@link SINK}: none). */
+const CHAR_SLOT = new Uint8Array(32);
+/** Whether a character of class `k` after one of class `p` starts a run: `STARTS[p << 5 | k]`. */
+const STARTS = new Uint8Array(32 * 32);
+/** A slot past the features that takes the counts nothing reads. */
+const SINK = FEATURE_COUNT;
+/** The counts of one pass, with the sink. */
+const counts = new Float64Array(FEATURE_COUNT + 1);
+
+function classTable(): Uint8Array {
+  const table = new Uint8Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) table[c] = classOf(c);
+  RUN_SLOT.fill(SINK);
+  CHAR_SLOT.fill(SINK);
+  const slots: [number, number, number][] = [
+    [C_NEWLINE, F_NEWLINE_RUNS, SINK],
+    [C_LOWER, F_LATIN_RUNS, F_LATIN_CHARS],
+    [C_UPPER, F_LATIN_RUNS, F_LATIN_CHARS],
+    [C_LATIN_EXT, F_LATIN_RUNS, F_LATIN_EXT],
+    [C_DIGIT, F_DIGIT_RUNS, F_DIGITS],
+    [C_PUNCT, F_PUNCT_RUNS, F_PUNCT],
+    [C_CYR, F_CYR_RUNS, F_CYR],
+    [C_GREEK, F_GREEK_RUNS, F_GREEK],
+    [C_ARABIC, F_ARABIC_RUNS, F_ARABIC],
+    [C_HAN, SINK, F_HAN],
+    [C_KANA, SINK, F_KANA],
+    [C_HANGUL, SINK, F_HANGUL],
+    [C_OTHER_LETTER, F_OTHER_RUNS, F_OTHER],
+    [C_SYMBOL, SINK, F_SYMBOL],
+    [C_CJK_PUNCT, SINK, F_CJK_PUNCT],
+    [C_ASTRAL, SINK, F_ASTRAL],
+  ];
+  for (const [k, run, char] of slots) {
+    RUN_SLOT[k] = run;
+    CHAR_SLOT[k] = char;
+  }
+  const latin = (k: number) => k === C_LOWER || k === C_UPPER || k === C_LATIN_EXT;
+  for (let p = 0; p < 32; p++) {
+    for (let k = 0; k < 32; k++) {
+      // A Latin word goes on across small, capital and accented letters, except that a
+      // capital after a small letter starts a new one (camelCase); other runs are of one class.
+      const starts = k === C_UPPER
+        ? p !== C_UPPER && p !== C_LATIN_EXT
+        : latin(k)
+        ? !latin(p)
+        : p !== k;
+      STARTS[p << 5 | k] = starts ? 1 : 0;
+    }
+  }
+  return table;
+}
+
 /**
  * Counts the features of `text` into `out` (which it zeroes first). One
- * pass, no allocation.
+ * pass, no allocation: each character's class comes from a table of the
+ * BMP, whether it starts a run from a table of class pairs, and a run of
+ * small ASCII letters (most of most text) is counted in one step.
  */
 export function tokenFeatures(text: string, out: Float64Array): Float64Array {
-  out.fill(0);
+  const table = classes ??= classTable();
+  counts.fill(0);
   let prev = 0; // class of the previous character
   let spaces = 0; // length of the current run of spaces
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     let c = text.charCodeAt(i);
-    let k: number;
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    let k = table[c];
+    if (k === C_ASTRAL && c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
       const lo = text.charCodeAt(i + 1);
       if (lo >= 0xdc00 && lo <= 0xdfff) {
         c = ((c - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
         i++;
+        k = c >= 0x20000 && c < 0x40000 ? C_HAN : C_ASTRAL;
       }
-      k = c >= 0x20000 && c < 0x40000 ? C_HAN : C_ASTRAL;
-    } else k = classOf(c);
-    if (k === C_MARK) {
-      out[F_LATIN_EXT]++;
+    }
+    if (k === C_SPACE) {
+      spaces++;
+      prev = k;
       continue;
     }
-    if (k !== C_SPACE) {
-      if (spaces >= 2) out[F_SPACE_RUNS]++;
-      spaces = 0;
+    // A combining mark continues whatever run it follows.
+    if (k === C_MARK) {
+      counts[F_LATIN_EXT]++;
+      continue;
     }
-    switch (k) {
-      case C_SPACE:
-        spaces++;
-        break;
-      case C_NEWLINE:
-        if (prev !== C_NEWLINE) out[F_NEWLINE_RUNS]++;
-        break;
-      case C_LOWER:
-        if (prev !== C_LOWER && prev !== C_UPPER && prev !== C_LATIN_EXT) out[F_LATIN_RUNS]++;
-        out[F_LATIN_CHARS]++;
-        break;
-      case C_UPPER:
-        // A capital after a small letter starts a new word (camelCase).
-        if (prev !== C_UPPER && prev !== C_LATIN_EXT) out[F_LATIN_RUNS]++;
-        out[F_LATIN_CHARS]++;
-        break;
-      case C_LATIN_EXT:
-        if (prev !== C_LOWER && prev !== C_UPPER && prev !== C_LATIN_EXT) out[F_LATIN_RUNS]++;
-        out[F_LATIN_EXT]++;
-        break;
-      case C_DIGIT:
-        if (prev !== C_DIGIT) out[F_DIGIT_RUNS]++;
-        out[F_DIGITS]++;
-        break;
-      case C_PUNCT:
-        if (prev !== C_PUNCT) out[F_PUNCT_RUNS]++;
-        out[F_PUNCT]++;
-        break;
-      case C_CYR:
-        if (prev !== C_CYR) out[F_CYR_RUNS]++;
-        out[F_CYR]++;
-        break;
-      case C_GREEK:
-        if (prev !== C_GREEK) out[F_GREEK_RUNS]++;
-        out[F_GREEK]++;
-        break;
-      case C_ARABIC:
-        if (prev !== C_ARABIC) out[F_ARABIC_RUNS]++;
-        out[F_ARABIC]++;
-        break;
-      case C_HAN:
-        out[F_HAN]++;
-        break;
-      case C_KANA:
-        out[F_KANA]++;
-        break;
-      case C_HANGUL:
-        out[F_HANGUL]++;
-        break;
-      case C_OTHER_LETTER:
-        if (prev !== C_OTHER_LETTER) out[F_OTHER_RUNS]++;
-        out[F_OTHER]++;
-        break;
-      case C_SYMBOL:
-        out[F_SYMBOL]++;
-        break;
-      case C_CJK_PUNCT:
-        out[F_CJK_PUNCT]++;
-        break;
-      default:
-        out[F_ASTRAL]++;
-    }
+    if (spaces >= 2) counts[F_SPACE_RUNS]++;
+    spaces = 0;
+    counts[RUN_SLOT[k]] += STARTS[prev << 5 | k];
+    if (k === C_LOWER) {
+      let j = i + 1;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d < 97 || d > 122) break;
+        j++;
+      }
+      counts[F_LATIN_CHARS] += j - i;
+      i = j - 1;
+    } else counts[CHAR_SLOT[k]]++;
     prev = k;
   }
-  if (spaces >= 2) out[F_SPACE_RUNS]++;
+  if (spaces >= 2) counts[F_SPACE_RUNS]++;
+  for (let f = 0; f < FEATURE_COUNT; f++) out[f] = counts[f];
   return out;
 }
 
