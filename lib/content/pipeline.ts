@@ -27,6 +27,7 @@ import {
 } from "./workers/pool.ts";
 import { convertDeadlineMs } from "../config.ts";
 import { ConversionDeadline, withinDeadline } from "../runtime/cancel.ts";
+import { freeArrays } from "../runtime/memory.ts";
 import type { IndexParts } from "./workers/messages.ts";
 import { convertHtml, type HtmlOptions } from "./convert/html.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
@@ -338,9 +339,22 @@ export async function htmlDocumentOffThread(
     converted = await convertInWorker(input, url, options, signal);
   }
   signal?.throwIfAborted();
-  const doc = converted ? adopt(converted) : convertHere(source.text(), url, options);
+  const doc = converted ? adopt(converted) : convertHere(decoded(source, size), url, options);
   progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
   return doc;
+}
+
+/**
+ * The text of a page about to be converted on this thread. A large page
+ * that a process without workers ({@link convertOnThisThread}) converts here
+ * gives up its bytes once decoded, as it gives them to a worker elsewhere:
+ * the conversion's peak then holds the text without the bytes (15.6 MB of
+ * WHATWG HTML).
+ */
+function decoded(source: { text(): string; bytes?: Uint8Array }, size: number): string {
+  const text = source.text();
+  if (!workersWanted && size >= WORKER_MIN_CHARS && source.bytes) freeArrays([source.bytes]);
+  return text;
 }
 
 /**
