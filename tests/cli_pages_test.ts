@@ -122,3 +122,39 @@ Deno.test("cli: fetch --query returns the answering section with the extract fie
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--max-tokens must be a whole number from 50 to 25000/);
 });
+
+Deno.test("cli: a one-shot command converts a large page on its own thread, with no worker", async () => {
+  // Over the conversion worker's threshold (512 K characters), with ids a lookup needs.
+  const parts = Array.from(
+    { length: 2500 },
+    (_, i) =>
+      `<h2 id="part-${i}">Part ${i}</h2><p id="p${i}">${"words of the page ".repeat(14)}</p>`,
+  );
+  const dir = await Deno.makeTempDir({ prefix: "parkour-oneshot-" });
+  const page = `${dir}/large.html`;
+  await Deno.writeTextFile(page, `<html><body><main>${parts.join("")}</main></body></html>`);
+  try {
+    const flags = [`--allow-read=${ROOT_DIR}/fixtures,${dir}`, "--log-level=debug"];
+    const commands: [string[], RegExp][] = [
+      [["sections", page], /total_sections: 2500\n/],
+      [["fetch", page, "--search", "part"], /total_slices: \d+\n/],
+      [["fetch", page, "--section", "#p2400"], /│ ## Part 2400\n/],
+    ];
+    for (const [args, answer] of commands) {
+      const { code, stdout, stderr } = await runCli(args, {}, MAIN, flags);
+      assert.equal(code, 0, stderr.slice(-2000));
+      const loaded = [...stderr.matchAll(/ES module: (\S+?),/g)].map((m) => m[1]);
+      assert.ok(
+        loaded.some((m) => m.endsWith("/lib/content/html/markdown.ts")),
+        "Deno's log names the modules evaluated (the converter's among them)",
+      );
+      assert.ok(
+        !loaded.some((m) => m.includes("/lib/content/workers/convert_worker.ts")),
+        `${args.join(" ")}: no conversion worker`,
+      );
+      assert.match(stdout, answer);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
