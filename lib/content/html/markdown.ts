@@ -468,6 +468,46 @@ function isHidden(attrs: Record<string, string>): boolean {
   return style !== undefined && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
 
+/**
+ * The Markdown as it is written, in pieces joined into flat chunks of a
+ * few thousand characters as they come, then into one string at the end.
+ * A large page writes a hundred thousand pieces and more (many of them
+ * views of the page's source): kept until the end, they outlived the young
+ * generation (14 MB for 12 MB of text on WHATWG HTML, 121,600 pieces), and
+ * lived on beside the joined Markdown through the content selection.
+ * Joined as they come, each dies young, and what lives is the text itself,
+ * let go once taken.
+ */
+class Written {
+  #pieces: string[] = [];
+  #chunks: string[] = [];
+  #pending = 0;
+
+  /** Appends `s`. */
+  push(s: string): void {
+    this.#pieces.push(s);
+    this.#pending += s.length;
+    if (this.#pending >= CHUNK_CHARS) this.#seal();
+  }
+
+  #seal(): void {
+    if (this.#pieces.length > 0) this.#chunks.push(this.#pieces.join(""));
+    this.#pieces = [];
+    this.#pending = 0;
+  }
+
+  /** Everything written, as one string; what was held is let go. */
+  take(): string {
+    this.#seal();
+    const text = this.#chunks.join("");
+    this.#chunks = [];
+    return text;
+  }
+}
+
+/** Characters of Markdown joined into one chunk (see {@link Written}). */
+const CHUNK_CHARS = 16_384;
+
 /** Converts a page. Never throws on malformed HTML. */
 export function htmlToMarkdown(html: string, options: ConvertOptions = {}): HtmlConversion {
   let base: URL | undefined;
@@ -478,7 +518,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   }
   const furniture = options.furniture;
 
-  const parts: string[] = [];
+  const written = new Written();
   let length = 0;
   let pendingNewlines = 0; // owed before the next block's first line
   let started = false;
@@ -510,7 +550,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   let noscriptDepth = 0;
 
   const emit = (s: string) => {
-    parts.push(s);
+    written.push(s);
     length += s.length;
   };
 
@@ -1252,7 +1292,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   }
   flushParagraph();
 
-  let markdown = parts.join("");
+  let markdown = written.take();
   checkCancelled();
   let deselectedChars = 0;
   const keep = options.select && blocks.length > 0
