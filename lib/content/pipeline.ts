@@ -27,12 +27,12 @@ import {
 } from "./workers/pool.ts";
 import { convertDeadlineMs } from "../config.ts";
 import { ConversionDeadline, withinDeadline } from "../runtime/cancel.ts";
-import { freeArrays } from "../runtime/memory.ts";
 import type { IndexParts } from "./workers/messages.ts";
 import { convertHtml, type HtmlOptions } from "./convert/html.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
 import { SearchIndex } from "./search/bm25.ts";
 import { currentProgress } from "../runtime/progress.ts";
+import { freeArrays, wholeBuffer } from "../runtime/memory.ts";
 import { ContentError } from "../errors.ts";
 
 /** The types accepted, for messages. */
@@ -316,7 +316,9 @@ export function convertOnThisThread(): void {
  * gets the raw bytes and decodes them itself when the page says how
  * (`encoding`), which spares the main thread the decoding and the copy of
  * a long string; the bytes are moved to it, not copied, so `page.bytes` is
- * empty afterwards when the page went to a worker.
+ * empty afterwards when the page went to a worker. A page of that size
+ * converted on this thread gives its bytes up too, once decoded (see
+ * {@link pageText}).
  */
 export async function htmlDocumentOffThread(
   page: Pick<Resource, "text" | "bytes" | "encoding"> | string,
@@ -339,21 +341,31 @@ export async function htmlDocumentOffThread(
     converted = await convertInWorker(input, url, options, signal);
   }
   signal?.throwIfAborted();
-  const doc = converted ? adopt(converted) : convertHere(decoded(source, size), url, options);
+  const doc = converted
+    ? adopt(converted)
+    : convertHere(pageText(source, size >= WORKER_MIN_CHARS), url, options);
   progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
   return doc;
 }
 
 /**
- * The text of a page about to be converted on this thread. A large page
- * that a process without workers ({@link convertOnThisThread}) converts here
- * gives up its bytes once decoded, as it gives them to a worker elsewhere:
- * the conversion's peak then holds the text without the bytes (15.6 MB of
- * WHATWG HTML).
+ * The text of a page converted on this thread. A large page (`give`, the
+ * size that would have gone to a worker: the one-shot CLI's, see
+ * {@link convertOnThisThread}) gives its bytes up as it would to a worker:
+ * decoded here with the charset it names (`encoding`, as a worker decodes)
+ * or by the page itself, then freed at once, so the caller's array is empty
+ * afterwards; kept, they sat beside their decoded copy through the whole
+ * conversion (15.6 MB of WHATWG HTML's peak).
  */
-function decoded(source: { text(): string; bytes?: Uint8Array }, size: number): string {
-  const text = source.text();
-  if (!workersWanted && size >= WORKER_MIN_CHARS && source.bytes) freeArrays([source.bytes]);
+function pageText(
+  source: { text(): string; bytes?: Uint8Array; encoding?: () => string },
+  give: boolean,
+): string {
+  if (!give || !source.bytes || !wholeBuffer(source.bytes)) return source.text();
+  const text = source.encoding
+    ? new TextDecoder(source.encoding(), { ignoreBOM: false }).decode(source.bytes)
+    : source.text();
+  freeArrays([source.bytes]);
   return text;
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Document } from "../../content/document/document.ts";
-import { decodeText } from "../../net/charset.ts";
+import { decodeText, detectCharset } from "../../net/charset.ts";
 import { ContentError } from "../../errors.ts";
 import { toDocument } from "../../content/pipeline.ts";
 
@@ -50,5 +50,6 @@ export async function readFileDocument(
     contentType,
     bytes,
     text: () => decodeText(bytes, contentType || null).text,
+    encoding: () => detectCharset(contentType || null, bytes).encoding,
   }, options);
 }
