@@ -29,10 +29,11 @@ import { convertDeadlineMs } from "../config.ts";
 import { ConversionDeadline, withinDeadline } from "../runtime/cancel.ts";
 import type { IndexParts } from "./workers/messages.ts";
 import { convertHtml, type HtmlOptions } from "./convert/html.ts";
+import { COLLECT_MIN_CHARS } from "./html/markdown.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
 import { SearchIndex } from "./search/bm25.ts";
 import { currentProgress } from "../runtime/progress.ts";
-import { freeArrays, wholeBuffer } from "../runtime/memory.ts";
+import { freeArrays, prepareCollector, wholeBuffer } from "../runtime/memory.ts";
 import { ContentError } from "../errors.ts";
 
 /** The types accepted, for messages. */
@@ -341,6 +342,8 @@ export async function htmlDocumentOffThread(
     converted = await convertInWorker(input, url, options, signal);
   }
   signal?.throwIfAborted();
+  // A large page converted here collects between its stages (see collectBetweenStages).
+  if (!converted && size >= COLLECT_MIN_CHARS) await prepareCollector();
   const doc = converted
     ? adopt(converted)
     : convertHere(pageText(source, size >= WORKER_MIN_CHARS), url, options);

@@ -92,6 +92,32 @@ export async function collectNow(): Promise<boolean> {
 }
 
 /**
+ * Loads the collector ahead of need, so that {@link collectBetweenStages}
+ * can run it in the middle of synchronous work; resolves to whether it can
+ * run here.
+ */
+export async function prepareCollector(): Promise<boolean> {
+  collector ??= await loadCollector();
+  return collector !== null;
+}
+
+/**
+ * Runs a full collection between two stages of a large piece of synchronous
+ * work (a conversion, after its walk over a large page), where
+ * {@link prepareCollector} has loaded the collector; resolves nothing and
+ * returns whether one ran. The stage before leaves its garbage in the
+ * space the next one would grow into: on WHATWG HTML (15.6 MB) the walk's
+ * garbage, left to V8's own schedule, lifted the peak of the one-shot
+ * command by 42 MiB (with the young generation of the launch lines) to 60
+ * MiB (V8's default), for a collection of 60 to 100 ms.
+ */
+export function collectBetweenStages(): boolean {
+  if (!collector) return false;
+  collector();
+  return true;
+}
+
+/**
  * What should be live now: what the last collection left, moved by what the
  * caches gained or lost since (a page stored since then is not garbage, a
  * page evicted is), and never less than what the caches hold.

@@ -6,12 +6,25 @@
 import assert from "node:assert/strict";
 import {
   answerFirst,
+  collectBetweenStages,
   expectedLive,
+  prepareCollector,
   RECLAIM_AFTER_ANSWER_MS,
   RECLAIM_INTERVAL_MS,
   RECLAIM_SLACK_BYTES,
   reclaimMemory,
 } from "../../lib/runtime/memory.ts";
+
+Deno.test("memory: a collection between stages of synchronous work frees the garbage at once", async () => {
+  assert.equal(await prepareCollector(), true);
+  let garbage: unknown[] | null = Array.from({ length: 2_000_000 }, (_, i) => ({ i, s: `x${i}` }));
+  const before = Deno.memoryUsage().heapUsed;
+  garbage = null;
+  assert.equal(collectBetweenStages(), true);
+  const after = Deno.memoryUsage().heapUsed;
+  assert.equal(garbage, null);
+  assert.ok(after < before / 2, `heap used ${after} after, ${before} before`);
+});
 
 Deno.test("memory: a heap well above what is retained is collected, and shrinks", async () => {
   let garbage: unknown[] | null = Array.from({ length: 2_000_000 }, (_, i) => ({ i, s: `x${i}` }));

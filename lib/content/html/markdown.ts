@@ -26,6 +26,7 @@
  */
 import { type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
+import { collectBetweenStages } from "../../runtime/memory.ts";
 
 /** Decides, per element, whether its whole subtree is page furniture. */
 export interface FurniturePolicy {
@@ -504,6 +505,12 @@ class Written {
     return text;
   }
 }
+
+/**
+ * Characters of HTML from which a conversion collects its walk's garbage
+ * before it goes on (see `collectBetweenStages` in runtime/memory.ts).
+ */
+export const COLLECT_MIN_CHARS = 2 * 1024 * 1024;
 
 /** Characters of Markdown joined into one chunk (see {@link Written}). */
 const CHUNK_CHARS = 16_384;
@@ -1284,6 +1291,10 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   walkHtml(html, handler, new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]));
   // A conversion given up stops between its stages too (the walk checks as it goes).
   checkCancelled();
+  // The walk of a large page leaves its garbage (attribute records, frames, pieces of text)
+  // where the Markdown and the selection would grow: collected now, where the process has
+  // the collector ready (the one-shot command, the conversion workers).
+  if (html.length >= COLLECT_MIN_CHARS) collectBetweenStages();
   flushParagraph();
   // Anything still open at the end (unclosed captures) is written as text.
   while (captures.length > 0) {

@@ -10,7 +10,7 @@
  * @module
  */
 import { checkCancelled, unwatchCancel, watchCancel } from "../../runtime/cancel.ts";
-import { collectNow } from "../../runtime/memory.ts";
+import { collectNow, freeArrays, prepareCollector } from "../../runtime/memory.ts";
 import { ContentError } from "../../errors.ts";
 import { AnchorTable } from "../document/anchors.ts";
 import {
@@ -78,6 +78,10 @@ const PART_GAP_MS = 15;
 function convert(job: ConvertJob): Converted {
   const html = job.html ??
     new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
+  // The page is this thread's now: its bytes (moved here) go back at once, and the job lets
+  // go of its text, so the conversion holds one copy of the page.
+  if (job.bytes) freeArrays([job.bytes]);
+  job.html = undefined;
   const { anchors, ...init } = convertHtml(html, job.url, job.options);
   checkCancelled();
   const sections = buildSections(init.markdown, anchors);
@@ -147,5 +151,7 @@ scope.onmessage = (event) => {
   collectAndReport();
 };
 
-// Loaded: the pool may send jobs.
+// Loaded, with the collector a large page's conversion runs between its stages: the pool may
+// send jobs.
+await prepareCollector();
 scope.postMessage({ ready: true });
