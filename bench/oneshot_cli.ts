@@ -12,8 +12,8 @@
  * ```
  *
  * - Our commands run as their tasks run them (`deno run` with the task's
- *   flags, `main.ts sections FILE` or `main.ts fetch FILE`, in the
- *   checkout's folder), output into a pipe (the envelope an agent gets) that
+ *   flags, each checkout's own, `main.ts sections FILE` or `main.ts fetch
+ *   FILE`, in the checkout's folder), output into a pipe (the envelope an agent gets) that
  *   is read to its end; `npx -y deno@2.9.6 task ...` adds npx's own start.
  * - `--mdream` installs `mdream@1.7.2` and its Linux x64 native engine
  *   (`@mdream/rust-linux-x64-gnu@1.7.2`, which npm leaves out under a Node
@@ -66,21 +66,33 @@ interface Command {
   stdin?: string;
 }
 
-function ours(label: string, dir: string, task: "sections" | "fetch"): Command {
+/**
+ * The `deno run` flags of `task` as the checkout in `dir` runs it: this
+ * checkout's as the tests read them ({@link taskFlags}), another's from its
+ * own deno.json (its launch line may differ, a V8 flag say).
+ */
+async function flagsOf(dir: string, task: "sections" | "fetch"): Promise<string[]> {
+  if (dir === ROOT_DIR) return taskFlags(task, false);
+  const meta = JSON.parse(await Deno.readTextFile(`${dir}/deno.json`));
+  const words: string[] = meta.tasks[task].command.split(/\s+/);
+  return words.slice(1, words.indexOf("main.ts"));
+}
+
+async function ours(label: string, dir: string, task: "sections" | "fetch"): Promise<Command> {
   return {
     name: `${label} ${task}`,
     cwd: dir,
-    argv: [Deno.execPath(), ...taskFlags(task, false), `${dir}/main.ts`, task, file],
+    argv: [Deno.execPath(), ...await flagsOf(dir, task), `${dir}/main.ts`, task, file],
   };
 }
 
 const commands: Command[] = [
-  ours("parkour", ROOT_DIR, "sections"),
-  ours("parkour", ROOT_DIR, "fetch"),
+  await ours("parkour", ROOT_DIR, "sections"),
+  await ours("parkour", ROOT_DIR, "fetch"),
 ];
 if (values.baseline) {
   const dir = await Deno.realPath(values.baseline);
-  commands.push(ours("baseline", dir, "sections"), ours("baseline", dir, "fetch"));
+  commands.push(await ours("baseline", dir, "sections"), await ours("baseline", dir, "fetch"));
 }
 if (values.mdream) {
   const dir = await installMdream();
