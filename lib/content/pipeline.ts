@@ -355,19 +355,20 @@ export async function htmlDocumentOffThread(
  * The text of a page converted on this thread. A large page (`give`, the
  * size that would have gone to a worker: the one-shot CLI's, see
  * {@link convertOnThisThread}) gives its bytes up as it would to a worker:
- * decoded here with the charset it names (`encoding`, as a worker decodes)
- * or by the page itself, then freed at once, so the caller's array is empty
- * afterwards; kept, they sat beside their decoded copy through the whole
- * conversion (15.6 MB of WHATWG HTML's peak).
+ * decoded here with the charset it names (`encoding`, as a worker decodes),
+ * then freed at once, so the caller's array is empty afterwards; kept, they
+ * sat beside their decoded copy through the whole conversion (15.6 MB of
+ * WHATWG HTML's peak). A page that names no charset decodes itself and keeps
+ * its bytes.
  */
 function pageText(
   source: { text(): string; bytes?: Uint8Array; encoding?: () => string },
   give: boolean,
 ): string {
-  if (!give || !source.bytes || !wholeBuffer(source.bytes)) return source.text();
-  const text = source.encoding
-    ? new TextDecoder(source.encoding(), { ignoreBOM: false }).decode(source.bytes)
-    : source.text();
+  if (!give || !source.bytes || !source.encoding || !wholeBuffer(source.bytes)) {
+    return source.text();
+  }
+  const text = new TextDecoder(source.encoding(), { ignoreBOM: false }).decode(source.bytes);
   freeArrays([source.bytes]);
   return text;
 }

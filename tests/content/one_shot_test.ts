@@ -12,10 +12,16 @@ import { convertOnThisThread, htmlDocument, toDocument } from "../../lib/content
 
 convertOnThisThread();
 
-/** A resource of `text` served as `contentType`, its text decoded from its bytes. */
+/** A resource of `text` served as `contentType` in UTF-8, its text decoded from its bytes. */
 function resource(url: string, contentType: string, text: string) {
   const bytes = new TextEncoder().encode(text);
-  return { url, contentType, bytes, text: () => new TextDecoder().decode(bytes) };
+  return {
+    url,
+    contentType,
+    bytes,
+    text: () => new TextDecoder().decode(bytes),
+    encoding: () => "utf-8",
+  };
 }
 
 /** A page of `parts` sections, with ids (over 512 K characters from 2,500 on). */
