@@ -11,6 +11,7 @@
  */
 import { checkCancelled } from "../../runtime/cancel.ts";
 import { freeArrays } from "../../runtime/memory.ts";
+import { Pairs } from "./pairs.ts";
 import { TermCounts } from "./term_counts.ts";
 import { parseQuery, type QueryNode } from "./query.ts";
 import { grams, hashTerm, scanRanges, words } from "./words.ts";
@@ -299,43 +300,6 @@ function buildField(texts: readonly string[], boost: number): Field {
   pairs.free();
   const average = texts.length ? total / texts.length : 0;
   return { table: table.freeze(), start, docs, tfs, lengths, average, boost };
-}
-
-/**
- * Numbers in pairs in one typed array grown by half as it fills: the
- * (term, frequency) pairs of a whole page, 8 bytes each outside the heap,
- * given back at once. Two arrays per term in the heap (documents and
- * frequencies) held them at 16 bytes and more, outlived the young
- * generation and grew the old one: on a made-up 16 MB page (1.7 million
- * postings) the index's build lifted the peak by 87 to 117 MiB with 8 MB
- * semi-spaces, by 49 MiB with this array.
- */
-class Pairs {
-  array = new Uint32Array(4096);
-  length = 0;
-
-  /** Appends `a` and `b`. */
-  push(a: number, b: number): void {
-    if (this.length + 2 > this.array.length) {
-      const grown = new Uint32Array(Math.ceil(this.array.length * 1.5) + 2);
-      grown.set(this.array);
-      freeArrays([this.array]);
-      this.array = grown;
-    }
-    this.array[this.length++] = a;
-    this.array[this.length++] = b;
-  }
-
-  /** The number at `i`. */
-  at(i: number): number {
-    return this.array[i];
-  }
-
-  /** Gives the array's memory back at once. */
-  free(): void {
-    freeArrays([this.array]);
-    this.length = 0;
-  }
 }
 
 /** One hit. */
