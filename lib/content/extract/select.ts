@@ -389,15 +389,29 @@ function captions(
     if (box < 0 || !labelsContent[box]) flagged[e] = 1;
   }
   // A caption whose first text numbers the figure stays (the first block of each caption decides).
-  const decided = new Uint8Array(n);
-  for (const b of blocks) {
-    if (b.owner < 0 || b.text === 0) continue;
-    let c = b.owner;
-    while (c >= 0 && !flagged[c]) c = el.parent[c];
-    if (c < 0 || decided[c]) continue;
-    decided[c] = 1;
-    const text = plainText(markdown, b);
-    if (NUMBERED_CAPTION.test(text) && !PHOTO_CREDIT.test(text)) flagged[c] = 0;
+  if (flagged.includes(1)) {
+    // The caption holding each element (-1: none, -2: not looked up yet), found once per element.
+    const captionOf = new Int32Array(n).fill(-2);
+    const caption = (e: number): number => {
+      const path: number[] = [];
+      let c = e;
+      while (c >= 0 && captionOf[c] === -2 && !flagged[c]) {
+        path.push(c);
+        c = el.parent[c];
+      }
+      const found = c < 0 ? -1 : captionOf[c] === -2 ? c : captionOf[c];
+      for (const p of path) captionOf[p] = found;
+      return found;
+    };
+    const decided = new Uint8Array(n);
+    for (const b of blocks) {
+      if (b.owner < 0 || b.text === 0) continue;
+      const c = caption(b.owner);
+      if (c < 0 || decided[c]) continue;
+      decided[c] = 1;
+      const text = plainText(markdown, b);
+      if (NUMBERED_CAPTION.test(text) && !PHOTO_CREDIT.test(text)) flagged[c] = 0;
+    }
   }
   return subtreeMembership(el, flagged);
 }
