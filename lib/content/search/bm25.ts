@@ -10,7 +10,6 @@
  * @module
  */
 import { checkCancelled } from "../../runtime/cancel.ts";
-import { freeArrays } from "../../runtime/memory.ts";
 import { Pairs } from "./pairs.ts";
 import { TermCounts } from "./term_counts.ts";
 import { parseQuery, type QueryNode } from "./query.ts";
