@@ -15,25 +15,14 @@ import {
   prefixWithinSync,
   tokenizerReady,
 } from "../../../lib/content/tokens/count.ts";
-import { fixturePage } from "../../support/fixture_pages.ts";
+import { COUNTED_PAGES, fixturePage } from "../../support/fixture_pages.ts";
 
 const exact = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
-
-const PAGES = [
-  "guide.html",
-  "signal_spec.html",
-  "data_table.html",
-  "code_page.html",
-  "tea_ja.html",
-  "tea_zh.html",
-  "tea_ko.html",
-  "tea_th.html",
-];
 
 Deno.test("pre-tokens: the fixture pages count as the encoder counts them, whole and cut anywhere", async () => {
   await tokenizerReady();
   const pages: string[] = [];
-  for (const name of PAGES) pages.push((await fixturePage(name)).markdown);
+  for (const name of COUNTED_PAGES) pages.push((await fixturePage(name)).markdown);
   for (const md of pages) {
     assert.equal(countTokensSync(md), exact(md));
     assert.equal(countTokensSync(md), exact(md));
