@@ -64,7 +64,7 @@ import { answerShapes, dimensionWords, shapeMatches } from "./intent.ts";
 import { grams, scanRanges } from "../search/words.ts";
 import { blocks } from "../document/slices.ts";
 import { TermTable, type TermTableParts } from "../search/bm25.ts";
-import { Pairs } from "../search/pairs.ts";
+import { TermPairs } from "../search/pairs.ts";
 import { estimateTokens, tokenWeight, weighsOver } from "../tokens/count.ts";
 import { typedArrayBytes } from "../../runtime/heap.ts";
 
@@ -549,25 +549,14 @@ export class QueryIndex {
     this.unitLength = new Float64Array(n);
     // Terms are counted by number: an ASCII word is found in a table of the words seen without
     // making a string, and its stem is worked out once per distinct word (see stemIds).
-    // Every unit's (term, frequency) pairs, unit after unit, in one typed array (not an array
-    // per term in the heap), and how many units hold each term; laid out per term at the end.
+    // Every unit's (term, frequency) pairs in one typed array (not an array per term in the
+    // heap), laid out per term at the end.
     const terms = new StemIds();
-    const pairs = new Pairs();
-    const ends = new Uint32Array(n);
-    let held = new Uint32Array(1024);
-    let vocabulary = 0;
+    const postings = new TermPairs(n);
     const counts = new TermCounts();
     const count = (id: number) => {
-      if (id === vocabulary && ++vocabulary > held.length) {
-        const grown = new Uint32Array(held.length * 2);
-        grown.set(held);
-        held = grown;
-      }
+      postings.see(id);
       counts.add(id);
-    };
-    const post = (id: number, tf: number) => {
-      held[id]++;
-      pairs.push(id, tf);
     };
     let total = 0;
     for (let u = 0; u < n; u++) {
@@ -576,25 +565,21 @@ export class QueryIndex {
       terms.scan(visibleText(md.slice(unit.start, unit.end)), count);
       this.unitLength[u] = counts.length;
       total += counts.length;
-      counts.drain(post);
-      ends[u] = pairs.length;
+      counts.drain(postings.add);
+      postings.end(u);
     }
     // Each term's postings as (unit, frequency), units in order.
-    const start = new Uint32Array(vocabulary + 1);
-    for (let t = 0; t < vocabulary; t++) start[t + 1] = start[t] + 2 * held[t];
-    const data = new Uint32Array(start[vocabulary]);
-    const next = held.subarray(0, vocabulary);
-    next.set(start.subarray(0, vocabulary));
-    const all = pairs.array;
+    const { start, next, pairs, ends } = postings.layout(2);
+    const data = new Uint32Array(start[postings.vocabulary]);
     for (let u = 0, k = 0; u < n; u++) {
       for (; k < ends[u]; k += 2) {
-        const at = next[all[k]];
-        next[all[k]] = at + 2;
+        const at = next[pairs[k]];
+        next[pairs[k]] = at + 2;
         data[at] = u;
-        data[at + 1] = all[k + 1];
+        data[at + 1] = pairs[k + 1];
       }
     }
-    pairs.free();
+    postings.free();
     this.postings = new TermPostings(terms.stems.freeze(), start, data);
     this.avgUnit = n > 0 ? Math.max(1, total / n) : 1;
     const slots = sections.length + 1;

@@ -10,7 +10,7 @@
  * @module
  */
 import { checkCancelled } from "../../runtime/cancel.ts";
-import { Pairs } from "./pairs.ts";
+import { TermPairs } from "./pairs.ts";
 import { TermCounts } from "./term_counts.ts";
 import { parseQuery, type QueryNode } from "./query.ts";
 import { grams, hashTerm, scanRanges, words } from "./words.ts";
@@ -231,36 +231,23 @@ function buildField(texts: readonly string[], boost: number): Field {
   const terms = new TermCounts();
   const lengths = new Uint32Array(texts.length);
   let total = 0;
-  // Every text's (term, frequency) pairs, text after text, in one growing array, and where
-  // each text's end: the postings are laid out from them at the end.
-  const pairs = new Pairs();
-  const ends = new Uint32Array(texts.length);
-  // Postings per term.
-  let counted = new Uint32Array(1024);
-  let vocabulary = 0;
+  // Every text's (term, frequency) pairs in one growing array, laid out per term at the end.
+  const postings = new TermPairs(texts.length);
   // Identical texts (a shared heading path) are counted once: where their pairs are.
   const cache = new Map<string, { from: number; to: number; length: number }>();
   const count = (id: number) => {
-    if (id === vocabulary) {
-      if (++vocabulary > counted.length) {
-        const grown = new Uint32Array(counted.length * 2);
-        grown.set(counted);
-        counted = grown;
-      }
-    }
+    postings.see(id);
     terms.add(id);
-  };
-  const post = (id: number, tf: number) => {
-    counted[id]++;
-    pairs.push(id, tf);
   };
   for (let doc = 0; doc < texts.length; doc++) {
     if ((doc & 255) === 0) checkCancelled();
     const text = texts[doc];
     const cached = cache.get(text);
     if (cached) {
-      for (let k = cached.from; k < cached.to; k += 2) post(pairs.at(k), pairs.at(k + 1));
-      ends[doc] = pairs.length;
+      for (let k = cached.from; k < cached.to; k += 2) {
+        postings.add(postings.at(k), postings.at(k + 1));
+      }
+      postings.end(doc);
       lengths[doc] = cached.length;
       total += cached.length;
       continue;
@@ -274,29 +261,25 @@ function buildField(texts: readonly string[], boost: number): Field {
       },
     );
     const length = terms.length;
-    const from = pairs.length;
-    terms.drain(post);
-    ends[doc] = pairs.length;
-    if (text.length < 400) cache.set(text, { from, to: pairs.length, length });
+    const from = postings.length;
+    terms.drain(postings.add);
+    postings.end(doc);
+    if (text.length < 400) cache.set(text, { from, to: postings.length, length });
     lengths[doc] = length;
     total += length;
   }
-  const start = new Uint32Array(vocabulary + 1);
-  for (let t = 0; t < vocabulary; t++) start[t + 1] = start[t] + counted[t];
-  const docs = new Uint32Array(start[vocabulary]);
-  const tfs = new Uint32Array(docs.length);
   // Each term's postings in text order, as the texts came.
-  const next = counted.subarray(0, vocabulary);
-  next.set(start.subarray(0, vocabulary));
-  const all = pairs.array;
+  const { start, next, pairs, ends } = postings.layout(1);
+  const docs = new Uint32Array(start[postings.vocabulary]);
+  const tfs = new Uint32Array(docs.length);
   for (let doc = 0, k = 0; doc < texts.length; doc++) {
     for (; k < ends[doc]; k += 2) {
-      const at = next[all[k]]++;
+      const at = next[pairs[k]]++;
       docs[at] = doc;
-      tfs[at] = all[k + 1];
+      tfs[at] = pairs[k + 1];
     }
   }
-  pairs.free();
+  postings.free();
   const average = texts.length ? total / texts.length : 0;
   return { table: table.freeze(), start, docs, tfs, lengths, average, boost };
 }
