@@ -29,7 +29,7 @@ import { convertDeadlineMs } from "../config.ts";
 import { ConversionDeadline, withinDeadline } from "../runtime/cancel.ts";
 import type { IndexParts } from "./workers/messages.ts";
 import { convertHtml, type HtmlOptions } from "./convert/html.ts";
-import { COLLECT_MIN_CHARS } from "./html/markdown.ts";
+import { COLLECT_MIN_CHARS, PageHtml } from "./html/markdown.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
 import { SearchIndex } from "./search/bm25.ts";
 import { currentProgress } from "../runtime/progress.ts";
@@ -367,26 +367,27 @@ export async function htmlDocumentOffThread(
  * decoded here with the charset it names (`encoding`, as a worker decodes),
  * then freed at once, so the caller's array is empty afterwards; kept, they
  * sat beside their decoded copy through the whole conversion (15.6 MB of
- * WHATWG HTML's peak). A page that names no charset decodes itself and keeps
- * its bytes.
+ * WHATWG HTML's peak). Its text comes in a holder, which the conversion
+ * empties after its walk (see `PageHtml`). A page that names no charset
+ * decodes itself and keeps its bytes (and its text).
  */
 function pageText(
   source: { text(): string; bytes?: Uint8Array; encoding?: () => string },
   give: boolean,
-): string {
+): string | PageHtml {
   if (!give || !source.bytes || !source.encoding || !wholeBuffer(source.bytes)) {
     return source.text();
   }
-  const text = new TextDecoder(source.encoding(), { ignoreBOM: false }).decode(source.bytes);
+  const page = PageHtml.decode(source.bytes, source.encoding());
   freeArrays([source.bytes]);
-  return text;
+  return page;
 }
 
 /**
  * A page converted on this thread (a small page, or where workers cannot
  * run), within the conversion deadline: past it, a `too_slow` ContentError.
  */
-function convertHere(html: string, url: string, options: HtmlOptions): Document {
+function convertHere(html: string | PageHtml, url: string, options: HtmlOptions): Document {
   return buildWithin(
     url,
     html.length,

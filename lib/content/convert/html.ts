@@ -10,7 +10,7 @@
 import type { DocumentInit } from "../document/document.ts";
 import { defaultFurniture } from "../extract/furniture.ts";
 import { selectMainContent } from "../extract/select.ts";
-import { htmlToMarkdown } from "../html/markdown.ts";
+import { htmlToMarkdown, type PageHtml } from "../html/markdown.ts";
 
 /** Options of an HTML conversion. */
 export interface HtmlOptions {
@@ -27,7 +27,7 @@ export interface HtmlOptions {
  * kept if that leaves nothing): plain data, so a worker can compute them.
  */
 export function convertHtml(
-  html: string,
+  html: string | PageHtml,
   url: string,
   options: HtmlOptions = {},
 ): DocumentInit & { kind: "html" } {
@@ -38,6 +38,7 @@ export function convertHtml(
     furniture: defaultFurniture,
     select: selectMainContent,
   });
+  // (A large page's source let go of after its walk is never needed here: see PageHtml.)
   if (converted.markdown.trim() === "" && converted.droppedChars + converted.deselectedChars > 0) {
     converted = htmlToMarkdown(html, { baseUrl: url });
   }

@@ -497,6 +497,16 @@ class Written {
     this.#pending = 0;
   }
 
+  /**
+   * Whether anything but white space was written. The pieces not yet
+   * joined are joined first, so that none of them is a view into the page's
+   * source any more (see `detached`).
+   */
+  hasText(): boolean {
+    this.#seal();
+    return this.#chunks.some((c) => /\S/.test(c));
+  }
+
   /** Everything written, as one string; what was held is let go. */
   take(): string {
     this.#seal();
@@ -508,15 +518,84 @@ class Written {
 
 /**
  * Characters of HTML from which a conversion collects its walk's garbage
- * before it goes on (see `collectBetweenStages` in runtime/memory.ts).
+ * before it goes on (see `collectBetweenStages` in runtime/memory.ts), and
+ * lets go of a {@link PageHtml} once its walk has read it.
  */
 export const COLLECT_MIN_CHARS = 2 * 1024 * 1024;
+
+/**
+ * A page's HTML, given to {@link htmlToMarkdown} by a holder it can empty.
+ * A large page's source is the largest thing a conversion holds (31 MB for
+ * WHATWG HTML's 15.6 MB, two bytes a character once one character is past
+ * Latin-1), and nothing after the walk reads it: the conversion lets go of
+ * it there (see {@link PageHtml.released}) when the walk wrote some text, so that
+ * no reconversion of the whole page can be needed. A caller that passes a
+ * holder keeps no other reference to the text, or letting go frees nothing.
+ */
+export class PageHtml {
+  #text: string | undefined;
+  /** Characters of HTML. */
+  readonly length: number;
+
+  private constructor(text: string) {
+    this.#text = text;
+    this.length = text.length;
+  }
+
+  /** A holder of `text` (whose caller drops its own reference). */
+  static of(text: string): PageHtml {
+    return new PageHtml(text);
+  }
+
+  /** Decodes `bytes` into a holder, so no caller's frame holds the text. */
+  static decode(bytes: Uint8Array, encoding: string): PageHtml {
+    return new PageHtml(new TextDecoder(encoding, { ignoreBOM: false }).decode(bytes));
+  }
+
+  /** The HTML; a conversion that let go of it has no need of it again. */
+  get text(): string {
+    if (this.#text === undefined) {
+      throw new Error("the page's HTML was let go after its conversion");
+    }
+    return this.#text;
+  }
+
+  /** Whether a conversion let go of the text. */
+  get released(): boolean {
+    return this.#text === undefined;
+  }
+
+  /** Lets go of the text. */
+  release(): void {
+    this.#text = undefined;
+  }
+}
+
+/**
+ * `s` as a string of its own. V8 keeps a substring of 13 characters or more
+ * as a view into the string it was cut from, so one id or class name kept
+ * from the page's source would keep all of the source alive after its walk
+ * (see {@link PageHtml}); a concatenation, once read, is written out anew.
+ */
+function detached(s: string): string {
+  return s.length < 13 ? s : (" " + s).slice(1);
+}
+
+function detachedOrNone(s: string | undefined): string | undefined {
+  return s === undefined ? s : detached(s);
+}
 
 /** Characters of Markdown joined into one chunk (see {@link Written}). */
 const CHUNK_CHARS = 16_384;
 
 /** Converts a page. Never throws on malformed HTML. */
-export function htmlToMarkdown(html: string, options: ConvertOptions = {}): HtmlConversion {
+export function htmlToMarkdown(
+  page: string | PageHtml,
+  options: ConvertOptions = {},
+): HtmlConversion {
+  // The only reference to the source this conversion keeps (emptied after the walk, see PageHtml).
+  let html = typeof page === "string" ? page : page.text;
+  const large = html.length >= COLLECT_MIN_CHARS;
   let base: URL | undefined;
   try {
     base = options.baseUrl ? new URL(options.baseUrl) : undefined;
@@ -667,6 +746,15 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
 
   const inHeading = () => headingCapture !== undefined;
 
+  // Class names and tag names repeat: one copy of its own each (see `detached`) serves them all.
+  const copies = new Map<string, string>();
+  const shared = (s: string): string => {
+    if (s.length < 13) return s;
+    let copy = copies.get(s);
+    if (copy === undefined) copies.set(copy = detached(s), copy);
+    return copy;
+  };
+
   const resolved = new Map<string, string | undefined>();
   const resolve = (href: string): string | undefined => {
     const h = href.trim();
@@ -686,6 +774,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   };
 
   let headingCapture: Extract<Capture, { kind: "heading" }> | undefined;
+  /** Records an id (of its own: see `detached`) where the next block starts. */
   const recordAnchor = (id: string) => {
     if (headingCapture) headingCapture.ids.push(id);
     else if (!anchors.has(id)) anchors.set(id, length + (started ? pendingNewlines : 0));
@@ -712,17 +801,17 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       }
       if (name === "meta") {
         const prop = (attrs.property ?? attrs.name ?? "").toLowerCase();
-        if (prop === "og:title" && attrs.content) ogTitle = attrs.content.trim();
+        if (prop === "og:title" && attrs.content) ogTitle = detached(attrs.content.trim());
         else if (
           (prop === "description" || prop === "og:description") && attrs.content && !description
         ) {
-          description = attrs.content.replace(WS, " ").trim();
+          description = detached(attrs.content.replace(WS, " ").trim());
         }
         return;
       }
       if (name === "link") {
         if (/(^|\s)canonical(\s|$)/i.test(attrs.rel ?? "") && attrs.href && !canonicalUrl) {
-          canonicalUrl = resolve(attrs.href);
+          canonicalUrl = detachedOrNone(resolve(attrs.href));
         }
         return;
       }
@@ -732,10 +821,10 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         } catch { /* keep the page URL */ }
         return;
       }
-      if (name === "html" && attrs.lang) lang = attrs.lang;
+      if (name === "html" && attrs.lang) lang = detached(attrs.lang);
       if (name === "script") shell.scripts++;
       if (name === "noscript") noscriptDepth++;
-      if (attrs.id && APP_ROOTS.has(attrs.id)) shell.appRoots.push(attrs.id);
+      if (attrs.id && APP_ROOTS.has(attrs.id)) shell.appRoots.push(detached(attrs.id));
 
       if (SKIP.has(name) || isHidden(attrs)) {
         frame.skip = true;
@@ -757,13 +846,15 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         frame.main = true;
         mainDepth++;
       }
+      // The id, kept in the element table and the anchors: one copy of its own for both.
+      const id = attrs.id ? detached(attrs.id) : "";
       {
         if (elCount === capacity) growElements();
         const eid = elCount++;
         elParent[eid] = current;
-        elTag.push(name);
-        elHint.push(attrs.class ?? "");
-        elId.push(attrs.id ?? "");
+        elTag.push(shared(name));
+        elHint.push(shared(attrs.class ?? ""));
+        elId.push(id);
         frame.eid = eid;
         current = eid;
         if (!INLINE.has(name)) {
@@ -779,8 +870,8 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       const heading = name.length === 2 && name.charCodeAt(0) === 104 ? HEADING.exec(name) : null;
       // A heading's ids are recorded once it is open, so they point at its line.
       if (!heading || preDepth > 0) {
-        if (attrs.id) recordAnchor(attrs.id);
-        else if (attrs.name && name === "a") recordAnchor(attrs.name);
+        if (id) recordAnchor(id);
+        else if (attrs.name && name === "a") recordAnchor(detached(attrs.name));
       }
 
       if (preDepth > 0) {
@@ -807,7 +898,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
         opaqueCaptures++;
         headingCapture = capture;
         frame.capture = true;
-        if (attrs.id) capture.ids.push(attrs.id);
+        if (id) capture.ids.push(id);
         return;
       }
 
@@ -1176,13 +1267,13 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
     switch (capture.kind) {
       case "title":
         inTitle = false;
-        title = capture.inline.out.replace(WS, " ").trim();
+        title = detached(capture.inline.out.replace(WS, " ").trim());
         return;
       case "heading": {
         headingCapture = undefined;
         const text = capture.inline.out.replace(WS, " ").replace(/[\s¶#§]+$/u, "").trim();
         if (text === "") return;
-        if (!titleFromHeading) titleFromHeading = text;
+        if (!titleFromHeading) titleFromHeading = detached(text);
         // Headings start at column 0, whatever container they were found in.
         const saved = containers.splice(0);
         writeBlock(
@@ -1291,10 +1382,6 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   walkHtml(html, handler, new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]));
   // A conversion given up stops between its stages too (the walk checks as it goes).
   checkCancelled();
-  // The walk of a large page leaves its garbage (attribute records, frames, pieces of text)
-  // where the Markdown and the selection would grow: collected now, where the process has
-  // the collector ready (the one-shot command, the conversion workers).
-  if (html.length >= COLLECT_MIN_CHARS) collectBetweenStages();
   flushParagraph();
   // Anything still open at the end (unclosed captures) is written as text.
   while (captures.length > 0) {
@@ -1303,6 +1390,20 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
   }
   flushParagraph();
 
+  resolved.clear();
+  copies.clear();
+  // A large page's source is let go once the walk wrote some text: a selection that keeps none
+  // of it then keeps everything written (below) instead of a reconversion of the whole page.
+  const released = large && typeof page !== "string" && written.hasText();
+  if (released) {
+    page.release();
+    html = "";
+  }
+  // The walk of a large page leaves its garbage (attribute records, frames, pieces of text)
+  // where the Markdown and the selection would grow: collected now, with the source when it
+  // was let go, where the process has the collector ready (the one-shot command, the
+  // conversion workers).
+  if (large) collectBetweenStages();
   let markdown = written.take();
   checkCancelled();
   let deselectedChars = 0;
@@ -1317,7 +1418,10 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): Html
       lead: elLead.subarray(0, elCount),
     }, markdown)
     : undefined;
-  if (keep) {
+  // A source let go of cannot be converted again whole: a selection keeping no text keeps all.
+  const keepsText = (keep: readonly boolean[]) =>
+    blocks.some((b, i) => keep[i] && /\S/.test(markdown.slice(b.start, b.end)));
+  if (keep && (!released || keepsText(keep))) {
     const result = keepBlocks(markdown, blocks, keep, anchors);
     markdown = result.markdown;
     deselectedChars = result.droppedText;

@@ -20,6 +20,7 @@ import {
   tokensFromFeatures,
 } from "../document/document.ts";
 import { convertHtml } from "../convert/html.ts";
+import { PageHtml } from "../html/markdown.ts";
 import type {
   Converted,
   ConvertJob,
@@ -76,13 +77,15 @@ const PART_GAP_MS = 15;
 
 /** The page of `job`, converted. */
 function convert(job: ConvertJob): Converted {
-  const html = job.html ??
-    new TextDecoder(job.encoding ?? "utf-8", { ignoreBOM: false }).decode(job.bytes);
+  const page = job.html !== undefined
+    ? PageHtml.of(job.html)
+    : PageHtml.decode(job.bytes ?? new Uint8Array(), job.encoding ?? "utf-8");
   // The page is this thread's now: its bytes (moved here) go back at once, and the job lets
-  // go of its text, so the conversion holds one copy of the page.
+  // go of its text, so the conversion holds one copy of the page, which it lets go of in turn
+  // once its walk has read it (see PageHtml).
   if (job.bytes) freeArrays([job.bytes]);
   job.html = undefined;
-  const { anchors, ...init } = convertHtml(html, job.url, job.options);
+  const { anchors, ...init } = convertHtml(page, job.url, job.options);
   checkCancelled();
   const sections = buildSections(init.markdown, anchors);
   checkCancelled();

@@ -1,0 +1,124 @@
+/**
+ * A large page's source is let go once the conversion's walk has read it
+ * (`PageHtml`), and what the conversion keeps holds none of it: the
+ * Document is the one the text gives, a page whose walk writes nothing
+ * keeps its source for the conversion of the whole page, a selection that
+ * keeps no text keeps everything the walk wrote, and once the conversion is
+ * done a collection frees the source (measured in a process of its own).
+ */
+import assert from "node:assert/strict";
+import { convertHtml } from "../../lib/content/convert/html.ts";
+import { COLLECT_MIN_CHARS, htmlToMarkdown, PageHtml } from "../../lib/content/html/markdown.ts";
+import { ROOT_DIR } from "../support/process.ts";
+
+const URL = "https://example.test/spec";
+
+/** Sections past `chars` characters, with long ids and classes and a character past Latin-1. */
+function sections(chars: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (let i = 0; length < chars; i++) {
+    const part = `<section class="a-long-section-class" id="section-number-${i}">` +
+      `<h2 id="heading-number-${i}">Part ${i} ✓</h2><p>Words of part ${i} — and more.</p></section>\n`;
+    parts.push(part);
+    length += part.length;
+  }
+  return parts.join("");
+}
+
+/** A page past `chars` characters, whose metadata are long enough to be views of it. */
+function page(chars: number): string {
+  return `<html lang="en-US-x-a-long-tag"><head><title>A long specification title</title>` +
+    `<meta name="description" content="A description long enough to be a view">` +
+    `<link rel="canonical" href="#a-long-canonical-fragment"></head><body><main>${
+      sections(chars)
+    }</main></body></html>`;
+}
+
+Deno.test("page html: a large page's source is let go after its walk, the Document the same", () => {
+  const html = page(COLLECT_MIN_CHARS + 1000);
+  const held = PageHtml.of(html);
+  const released = convertHtml(held, URL);
+  assert.equal(held.released, true);
+  assert.throws(() => held.text, /let go/);
+  const kept = convertHtml(html, URL);
+  assert.deepEqual(released, kept);
+  assert.ok(released.markdown.includes("## Part 40 ✓"));
+  assert.equal(released.lang, "en-US-x-a-long-tag");
+});
+
+Deno.test("page html: a small page keeps its source", () => {
+  const held = PageHtml.of(page(50_000));
+  convertHtml(held, URL);
+  assert.equal(held.released, false);
+});
+
+Deno.test("page html: a large page whose walk writes nothing is converted whole from its source", () => {
+  // Everything sits in navigation, dropped as furniture: the walk writes nothing, so the source
+  // is kept for the conversion of the whole page, which lets go of it in turn.
+  const html = `<html><body><nav>${sections(COLLECT_MIN_CHARS + 1000)}</nav></body></html>`;
+  const held = PageHtml.of(html);
+  const converted = convertHtml(held, URL);
+  assert.ok(converted.markdown.includes("Part 40 ✓"));
+  assert.deepEqual(converted, convertHtml(html, URL));
+  assert.equal(held.released, true);
+});
+
+Deno.test("page html: a selection keeping no text of a released page keeps everything written", () => {
+  const html = page(COLLECT_MIN_CHARS + 1000);
+  const none = (blocks: readonly unknown[]) => blocks.map(() => false);
+  const fromHolder = htmlToMarkdown(PageHtml.of(html), { baseUrl: URL, select: none });
+  assert.equal(fromHolder.deselectedChars, 0);
+  assert.equal(fromHolder.markdown, htmlToMarkdown(html, { baseUrl: URL }).markdown);
+  // A source still held is deselected as the selection says (and converted again by convertHtml).
+  const fromText = htmlToMarkdown(html, { baseUrl: URL, select: none });
+  assert.equal(fromText.markdown.trim(), "");
+  assert.ok(fromText.deselectedChars > 0);
+});
+
+// Run in a process of its own with the collector exposed: the heap as the selection starts (after
+// the walk, where a large page's source is let go and its garbage collected), once with the source
+// in a holder and once held by the caller too (which shows that the figure can tell).
+const PROBE = `
+import { htmlToMarkdown, PageHtml } from "${ROOT_DIR}/lib/content/html/markdown.ts";
+// Built anew each time, so that nothing of it outlives a figure but what a conversion keeps; as
+// bytes decoded, as a page read is (a string built by concatenation is cut differently).
+const text = () => {
+  const parts = [];
+  for (let i = 0; i < 120000; i++) {
+    parts.push('<div class="a-long-class-name-' + (i % 50) + '" id="element-id-' + i +
+      '"><span class="another-long-class">w</span></div>');
+  }
+  return '<html lang="en-US-x-a-long-tag"><head><title>A long page title here</title>' +
+    '</head><body><main><h1>Title ✓</h1>' + parts.join("") + '</main></body></html>';
+};
+const bytes = () => new TextEncoder().encode(text());
+const decoded = () => new TextDecoder().decode(bytes());
+const heap = () => { globalThis.gc(); globalThis.gc(); return Deno.memoryUsage().heapUsed; };
+const source = text().length * 2;
+const before = heap();
+let atSelection = 0;
+const options = { baseUrl: "https://example.test/", select: () => { atSelection = heap() - before; } };
+const released = htmlToMarkdown(PageHtml.decode(bytes(), "utf-8"), options).markdown;
+const releasedAt = atSelection;
+const html = decoded();
+const held = htmlToMarkdown(html, options).markdown;
+console.log(JSON.stringify({ source, releasedAt, heldAt: atSelection, same: released === held }));
+`;
+
+Deno.test("page html: from its selection on, nothing the conversion holds keeps the source", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", PROBE],
+    cwd: ROOT_DIR,
+    stderr: "inherit",
+  }).output();
+  assert.ok(out.success, "the probe process failed");
+  const r = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop()!);
+  assert.ok(r.same);
+  // The same conversion with the source held by its caller too holds the source more.
+  assert.ok(r.heldAt > r.source, `held: ${r.heldAt} bytes, source ${r.source}`);
+  assert.ok(
+    r.heldAt - r.releasedAt > r.source / 2,
+    `released: ${r.releasedAt} bytes, held: ${r.heldAt}, source ${r.source}`,
+  );
+});
