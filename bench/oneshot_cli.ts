@@ -8,7 +8,7 @@
  *
  * ```sh
  * PARKOUR_SHARED_DIR=/path/to/shared \
- *   deno run -A bench/oneshot_cli.ts [--mdream] [--baseline DIR] [--runs 7] [--page ecma262]
+ *   deno run -A bench/oneshot_cli.ts [--mdream] [--baseline DIR] [--runs 7] [--page ecma262] [--times 4]
  * ```
  *
  * - Our commands run as their tasks run them (`deno run` with the task's
@@ -26,6 +26,8 @@
  *   command later each round; one untimed round first (caches, V8's code
  *   cache). Medians over `--runs` rounds, and each command's median over
  *   mdream's (the machine is shared: compare the ratios of one run).
+ * - `--times N` writes the page N times over into one file (WHATWG HTML
+ *   four times is a page of 62 MB: the size the memory goal names).
  * - `--modules` prints, for each of our commands, the npm packages and the
  *   folders of `lib/` whose modules the process evaluated (from Deno's
  *   debug log, `-L debug`), which shows what a command loads.
@@ -45,6 +47,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "7" },
     page: { type: "string", default: "whatwg_html" },
     modules: { type: "boolean", default: false },
+    times: { type: "string", default: "1" },
   },
 });
 const shared = sharedDir();
@@ -56,8 +59,12 @@ if (!shared) {
 const TIME = "/usr/bin/time";
 const timed = await Deno.stat(TIME).then(() => true, () => false);
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
-const file = `${tmp}/parkour-oneshot-${values.page}.html`;
-await Deno.writeFile(file, await gunzipFile(`${shared}/fixtures/real/${values.page}.html.gz`));
+const times = Number(values.times);
+const file = `${tmp}/parkour-oneshot-${values.page}${times > 1 ? `-x${times}` : ""}.html`;
+const page = await gunzipFile(`${shared}/fixtures/real/${values.page}.html.gz`);
+const whole = new Uint8Array(page.length * times);
+for (let i = 0; i < times; i++) whole.set(page, i * page.length);
+await Deno.writeFile(file, whole);
 
 interface Command {
   name: string;
@@ -179,12 +186,12 @@ const median = (xs: number[]) => {
 const load = Deno.loadavg().map((l) => l.toFixed(1)).join(" ");
 const size = (await Deno.stat(file)).size / 1e6;
 console.log(
-  `\nOne-shot commands on ${values.page} (${
+  `\nOne-shot commands on ${values.page}${times > 1 ? ` ×${times}` : ""} (${
     size.toFixed(1)
   } MB), median of ${runs} rounds, load ${load}, ${new Date().toISOString().slice(0, 16)}Z\n`,
 );
 const ref = values.mdream ? results.get(commands[0].name)! : undefined;
-const header = ["command", "wall", "CPU", "peak RSS"];
+const header = ["command", "wall", "CPU", "peak RSS", "RSS per byte"];
 if (ref) header.push("wall ÷ mdream", "CPU ÷ mdream", "RSS ÷ mdream");
 console.log(`| ${header.join(" | ")} |`);
 console.log(`| ${header.map(() => "---").join(" | ")} |`);
@@ -198,6 +205,7 @@ for (const c of commands) {
     `${(wall / 1000).toFixed(2)} s`,
     timed ? `${(cpu / 1000).toFixed(2)} s` : "—",
     timed ? `${rss.toFixed(0)} MiB` : "—",
+    timed ? `${(rss * 1048576 / (size * 1e6)).toFixed(1)} B/B` : "—",
   ];
   if (ref) {
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
