@@ -239,7 +239,6 @@ const INLINE = new Set([
 
 const SECTIONING = new Set(["section", "article", "emu-clause", "emu-annex", "emu-intro"]);
 
-const HEADING = /^h([1-6])$/;
 // Elements that make a table cell hold blocks (a layout table).
 const LAYOUT_SIGNAL = new Set([
   "p",
@@ -261,6 +260,34 @@ const LAYOUT_SIGNAL = new Set([
   "form",
   "center",
 ]);
+
+/**
+ * What the converter asks of a tag name, as bits (`TAG_*`, and a heading's
+ * level above them): one lookup per element where the sets above took five
+ * or six (a large page opens and closes hundreds of thousands of elements).
+ */
+const TAG_SKIP = 1;
+const TAG_INLINE = 2;
+const TAG_SECTIONING = 4;
+const TAG_LAYOUT = 8;
+const TAG_VOID = 16;
+const TAG_LEVEL_SHIFT = 5;
+const TAG_KIND = new Map<string, number>();
+for (
+  const [names, bit] of [
+    [SKIP, TAG_SKIP],
+    [INLINE, TAG_INLINE],
+    [SECTIONING, TAG_SECTIONING],
+    [LAYOUT_SIGNAL, TAG_LAYOUT],
+    [VOID, TAG_VOID],
+  ] as const
+) {
+  for (const name of names) TAG_KIND.set(name, (TAG_KIND.get(name) ?? 0) | bit);
+}
+for (let level = 1; level <= 6; level++) {
+  TAG_KIND.set(`h${level}`, (TAG_KIND.get(`h${level}`) ?? 0) | (level << TAG_LEVEL_SHIFT));
+}
+
 const UNSAFE_URL = /[()\s<>]/;
 const APP_ROOTS = new Set([
   "root",
@@ -272,6 +299,8 @@ const APP_ROOTS = new Set([
   "__gatsby",
   "main-app",
 ]);
+/** The longest of {@link APP_ROOTS}: longer ids are not looked up (WHATWG HTML has 70,000 ids). */
+const APP_ROOT_MAX = 9;
 
 /**
  * Inline text being built, with HTML whitespace collapsing. `out` only ever
@@ -336,7 +365,16 @@ class Inline {
 }
 
 type Capture =
-  | { kind: "link"; inline: Inline; href: string; images: number; words: boolean; frame: Frame }
+  | {
+    kind: "link";
+    inline: Inline;
+    href: string;
+    images: number;
+    words: boolean;
+    /** Its element's depth in the frames, and that element's ordinal (which names it). */
+    depth: number;
+    ordinal: number;
+  }
   | { kind: "emph"; inline: Inline; marker: string }
   | { kind: "code"; inline: Inline; links?: { text: string; href: string }[] }
   | { kind: "heading"; inline: Inline; level: number; ids: string[]; eid: number }
@@ -368,27 +406,23 @@ interface TableState {
   hasHead: boolean;
 }
 
-/** An open element. A class, so every frame has one shape (hundreds of thousands are made). */
-class Frame {
-  /** A block-level element (paragraph owners are these). */
-  block = false;
-  /** Element number in the element table (-1 for skipped elements). */
-  eid = -1;
-  skip = false;
-  furniture = false;
-  capture = false;
-  container = false;
-  list = false;
-  table = false;
-  row = false;
-  pre = false;
-  main = false;
-  sectioning = false;
-  abandoned = false;
-  /** An `<a href>` off the page, captured or not. */
-  offAnchor = false;
-  constructor(readonly tag: string, readonly attrs: Record<string, string>) {}
-}
+// What an open element is to the converter: the bits of its frame (`frameFlags` in
+// htmlToMarkdown), where each element had an object of fifteen fields.
+/** A block-level element (paragraph owners are these). */
+const F_BLOCK = 1;
+const F_SKIP = 2;
+const F_FURNITURE = 4;
+const F_CAPTURE = 8;
+const F_CONTAINER = 16;
+const F_LIST = 32;
+const F_TABLE = 64;
+const F_ROW = 128;
+const F_PRE = 256;
+const F_MAIN = 512;
+const F_SECTIONING = 1024;
+const F_ABANDONED = 2048;
+/** An `<a href>` off the page, captured or not. */
+const F_OFF_ANCHOR = 4096;
 
 const WS = /[ \t\n\r\f]+/g;
 
@@ -612,7 +646,25 @@ export function htmlToMarkdown(
   const lists: ListState[] = [];
   const tables: TableState[] = [];
   const captures: Capture[] = [];
-  const stack: Frame[] = [];
+  // The open elements, in parallel arrays by depth rather than an object each (a large page
+  // opens hundreds of thousands): the frame's bits (F_*), its element number (-1 for skipped
+  // elements), its ordinal, its tag and attributes.
+  let frames = 0;
+  let frameFlags = new Int32Array(256);
+  let frameEid = new Int32Array(256);
+  let frameOrdinal = new Int32Array(256);
+  const frameTag: string[] = [];
+  const frameAttrs: Record<string, string>[] = [];
+  const growFrames = () => {
+    const grow = (a: Int32Array) => {
+      const b = new Int32Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    frameFlags = grow(frameFlags);
+    frameEid = grow(frameEid);
+    frameOrdinal = grow(frameOrdinal);
+  };
   let paragraph = new Inline();
   let skipDepth = 0;
   let furnitureDepth = 0;
@@ -784,19 +836,24 @@ export function htmlToMarkdown(
 
   const handler: HtmlHandler = {
     open(name, attrs) {
-      const frame = new Frame(name, attrs);
-      stack.push(frame);
+      if (frames === frameFlags.length) growFrames();
+      const depth = frames++;
       ordinal++;
+      frameTag[depth] = name;
+      frameAttrs[depth] = attrs;
+      frameOrdinal[depth] = ordinal;
+      frameEid[depth] = -1;
       if (skipDepth > 0) {
-        frame.skip = true;
+        frameFlags[depth] = F_SKIP;
         skipDepth++;
         return;
       }
+      frameFlags[depth] = 0;
       if (name === "title" && !inTitle && title === "") {
         inTitle = true;
         captures.push({ kind: "title", inline: new Inline() });
         opaqueCaptures++;
-        frame.capture = true;
+        frameFlags[depth] = F_CAPTURE;
         return;
       }
       if (name === "meta") {
@@ -824,53 +881,55 @@ export function htmlToMarkdown(
       if (name === "html" && attrs.lang) lang = detached(attrs.lang);
       if (name === "script") shell.scripts++;
       if (name === "noscript") noscriptDepth++;
-      if (attrs.id && APP_ROOTS.has(attrs.id)) shell.appRoots.push(detached(attrs.id));
+      const id = attrs.id;
+      if (id && id.length <= APP_ROOT_MAX && APP_ROOTS.has(id)) shell.appRoots.push(id);
 
-      if (SKIP.has(name) || isHidden(attrs)) {
-        frame.skip = true;
+      const kind = TAG_KIND.get(name) ?? 0;
+      if ((kind & TAG_SKIP) !== 0 || isHidden(attrs)) {
+        frameFlags[depth] = F_SKIP;
         skipDepth = 1;
         return;
       }
       const isMain = name === "main" || name === "article" || attrs.role === "main";
       if (
         furniture &&
-        furniture.drop(name, attrs, { ordinal, inMain: mainDepth > 0, depth: stack.length })
+        furniture.drop(name, attrs, { ordinal, inMain: mainDepth > 0, depth: frames })
       ) {
-        frame.skip = true;
-        frame.furniture = true;
+        frameFlags[depth] = F_SKIP | F_FURNITURE;
         skipDepth = 1;
         furnitureDepth = 1;
         return;
       }
+      const inline = (kind & TAG_INLINE) !== 0;
+      let flags = 0;
       if (isMain) {
-        frame.main = true;
+        flags |= F_MAIN;
         mainDepth++;
       }
       // The id, kept in the element table and the anchors: one copy of its own for both.
-      const id = attrs.id ? detached(attrs.id) : "";
-      {
-        if (elCount === capacity) growElements();
-        const eid = elCount++;
-        elParent[eid] = current;
-        elTag.push(shared(name));
-        elHint.push(shared(attrs.class ?? ""));
-        elId.push(id);
-        frame.eid = eid;
-        current = eid;
-        if (!INLINE.has(name)) {
-          frame.block = true;
-          currentBlock = eid;
-        }
-        elBlock[eid] = currentBlock;
+      const ownId = id ? detached(id) : "";
+      if (elCount === capacity) growElements();
+      const eid = elCount++;
+      elParent[eid] = current;
+      elTag.push(shared(name));
+      elHint.push(shared(attrs.class ?? ""));
+      elId.push(ownId);
+      frameEid[depth] = eid;
+      current = eid;
+      if (!inline) {
+        flags |= F_BLOCK;
+        currentBlock = eid;
       }
-      if (SECTIONING.has(name)) {
-        frame.sectioning = true;
+      elBlock[eid] = currentBlock;
+      if ((kind & TAG_SECTIONING) !== 0) {
+        flags |= F_SECTIONING;
         sectionDepth++;
       }
-      const heading = name.length === 2 && name.charCodeAt(0) === 104 ? HEADING.exec(name) : null;
+      frameFlags[depth] = flags;
+      const heading = kind >> TAG_LEVEL_SHIFT;
       // A heading's ids are recorded once it is open, so they point at its line.
-      if (!heading || preDepth > 0) {
-        if (id) recordAnchor(id);
+      if (heading === 0 || preDepth > 0) {
+        if (ownId) recordAnchor(ownId);
         else if (attrs.name && name === "a") recordAnchor(detached(attrs.name));
       }
 
@@ -880,8 +939,8 @@ export function htmlToMarkdown(
         return;
       }
 
-      if (heading) {
-        let level = Number(heading[1]);
+      if (heading !== 0) {
+        let level = heading;
         if (level === 1 && sectionDepth > 0) level = Math.min(6, sectionDepth);
         // A heading inside a link: the link is dropped, the heading kept.
         for (const c of captures) if (c.kind === "link") c.words = true;
@@ -892,20 +951,20 @@ export function htmlToMarkdown(
           inline: new Inline(),
           level,
           ids: [],
-          eid: frame.eid,
+          eid,
         };
         captures.push(capture);
         opaqueCaptures++;
         headingCapture = capture;
-        frame.capture = true;
-        if (id) capture.ids.push(id);
+        frameFlags[depth] |= F_CAPTURE;
+        if (ownId) capture.ids.push(ownId);
         return;
       }
 
-      if (!INLINE.has(name)) {
+      if (!inline) {
         // A block inside a link turns the link into plain content.
         abandonLinks();
-        if (LAYOUT_SIGNAL.has(name)) layoutTable();
+        if ((kind & TAG_LAYOUT) !== 0) layoutTable();
       }
 
       switch (name) {
@@ -944,7 +1003,7 @@ export function htmlToMarkdown(
         case "a": {
           if (attrs.href !== undefined) {
             if (!attrs.href.trimStart().startsWith("#")) {
-              frame.offAnchor = true;
+              frameFlags[depth] |= F_OFF_ANCHOR;
               offAnchorDepth++;
             }
           }
@@ -957,11 +1016,12 @@ export function htmlToMarkdown(
             href,
             images: 0,
             words: false,
-            frame,
+            depth,
+            ordinal,
           });
           linkDepth++;
 
-          frame.capture = true;
+          frameFlags[depth] |= F_CAPTURE;
           return;
         }
         case "strong":
@@ -978,7 +1038,7 @@ export function htmlToMarkdown(
             ? "*"
             : "~~";
           captures.push({ kind: "emph", inline: new Inline(), marker });
-          frame.capture = true;
+          frameFlags[depth] |= F_CAPTURE;
           return;
         }
         case "code":
@@ -987,7 +1047,7 @@ export function htmlToMarkdown(
         case "tt": {
           if (inHeading() || captures.length >= MAX_CAPTURES) return;
           captures.push({ kind: "code", inline: new Inline() });
-          frame.capture = true;
+          frameFlags[depth] |= F_CAPTURE;
           return;
         }
         case "pre": {
@@ -995,23 +1055,23 @@ export function htmlToMarkdown(
           if (captures.some((c) => c.kind === "cell")) {
             // Code inside a table cell stays inline.
             captures.push({ kind: "code", inline: new Inline() });
-            frame.capture = true;
+            frameFlags[depth] |= F_CAPTURE;
             return;
           }
-          frame.pre = true;
+          frameFlags[depth] |= F_PRE;
           preDepth = 1;
           let lang = languageOf(attrs);
-          for (let i = stack.length - 2; !lang && i >= Math.max(0, stack.length - 4); i--) {
-            lang = languageOf(stack[i].attrs);
+          for (let i = depth - 1; !lang && i >= Math.max(0, depth - 3); i--) {
+            lang = languageOf(frameAttrs[i]);
           }
-          pre = { text: "", lang, eid: frame.eid };
+          pre = { text: "", lang, eid };
           return;
         }
         case "ul":
         case "ol":
         case "menu": {
           blockBoundary();
-          frame.list = true;
+          frameFlags[depth] |= F_LIST;
           // A list nested in an item follows the item's text directly.
           if (containers.length > 0 && containers[containers.length - 1].kind === "item") {
             pendingNewlines = Math.min(pendingNewlines, 1);
@@ -1030,7 +1090,7 @@ export function htmlToMarkdown(
           const list = lists[lists.length - 1] ?? { ordered: false, next: 1, items: 0 };
           const marker = list.ordered ? `${list.next++}. ` : "- ";
           containers.push({ kind: "item", marker, indent: " ".repeat(marker.length) });
-          frame.container = true;
+          frameFlags[depth] |= F_CONTAINER;
           // Items of one list sit on consecutive lines; the list itself is set off by a blank line.
           if (list.items++ > 0) pendingNewlines = Math.min(pendingNewlines, 1);
           return;
@@ -1039,15 +1099,15 @@ export function htmlToMarkdown(
           blockBoundary();
           if (captures.length > 0 || containers.length >= MAX_CONTAINERS) return;
           containers.push({ kind: "quote", indent: "", fresh: true });
-          frame.container = true;
+          frameFlags[depth] |= F_CONTAINER;
           return;
         }
         case "table": {
           blockBoundary();
           const outer = tables[tables.length - 1];
           const flatten = captures.length > 0 || (outer !== undefined && !outer.layout);
-          tables.push({ eid: frame.eid, rows: [], flatten, hasHead: false });
-          frame.table = true;
+          tables.push({ eid, rows: [], flatten, hasHead: false });
+          frameFlags[depth] |= F_TABLE;
           return;
         }
         case "tr": {
@@ -1059,7 +1119,7 @@ export function htmlToMarkdown(
           }
           table.current = [];
           table.rows.push(table.current);
-          frame.row = true;
+          frameFlags[depth] |= F_ROW;
           return;
         }
         case "th":
@@ -1077,7 +1137,7 @@ export function htmlToMarkdown(
           }
           captures.push({ kind: "cell", inline: new Inline() });
           opaqueCaptures++;
-          frame.capture = true;
+          frameFlags[depth] |= F_CAPTURE;
           const span = Math.min(50, Number(attrs.colspan) || 1);
           for (let i = 1; i < span; i++) table.current.push("");
           return;
@@ -1087,11 +1147,11 @@ export function htmlToMarkdown(
           blockBoundary();
           if (captures.length === 0) {
             captures.push({ kind: "emph", inline: new Inline(), marker: "**" });
-            frame.capture = true;
+            frameFlags[depth] |= F_CAPTURE;
           }
           return;
         default:
-          if (!INLINE.has(name)) blockBoundary();
+          if (!inline) blockBoundary();
       }
     },
 
@@ -1135,31 +1195,33 @@ export function htmlToMarkdown(
     },
 
     close(name) {
-      const frame = stack.pop();
-      if (!frame) return;
-      if (frame.skip) {
+      if (frames === 0) return;
+      const depth = --frames;
+      const flags = frameFlags[depth];
+      const eid = frameEid[depth];
+      if ((flags & F_SKIP) !== 0) {
         skipDepth--;
-        if (frame.furniture) furnitureDepth = 0;
+        if ((flags & F_FURNITURE) !== 0) furnitureDepth = 0;
         if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
         return;
       }
-      if (frame.eid >= 0) {
-        const parent = elParent[frame.eid];
+      if (eid >= 0) {
+        const parent = elParent[eid];
         if (parent >= 0) {
-          elText[parent] += elText[frame.eid];
-          elLinks[parent] += elLinks[frame.eid];
+          elText[parent] += elText[eid];
+          elLinks[parent] += elLinks[eid];
         }
         current = parent;
         // Back to the nearest enclosing block-level element.
-        if (frame.block) currentBlock = parent >= 0 ? elBlock[parent] : -1;
+        if ((flags & F_BLOCK) !== 0) currentBlock = parent >= 0 ? elBlock[parent] : -1;
       }
       if (name === "noscript") noscriptDepth = Math.max(0, noscriptDepth - 1);
-      if (frame.abandoned) linkDepth--;
+      if ((flags & F_ABANDONED) !== 0) linkDepth--;
 
-      if (frame.offAnchor) offAnchorDepth--;
-      if (frame.main) mainDepth--;
-      if (frame.sectioning) sectionDepth--;
-      if (frame.pre) {
+      if ((flags & F_OFF_ANCHOR) !== 0) offAnchorDepth--;
+      if ((flags & F_MAIN) !== 0) mainDepth--;
+      if ((flags & F_SECTIONING) !== 0) sectionDepth--;
+      if ((flags & F_PRE) !== 0) {
         preDepth = 0;
         const code = pre!.text.replace(/^\r?\n/, "").replace(/\s+$/, "");
         const lang = pre!.lang;
@@ -1179,11 +1241,11 @@ export function htmlToMarkdown(
         return;
       }
       if (preDepth > 0) return;
-      if (frame.capture) {
-        closeCaptureFrame(frame);
+      if ((flags & F_CAPTURE) !== 0) {
+        closeCaptureFrame();
         return;
       }
-      if (frame.container) {
+      if ((flags & F_CONTAINER) !== 0) {
         flushParagraph();
         const c = containers.pop();
         if (c?.kind === "item" && c.marker !== undefined) {
@@ -1195,23 +1257,23 @@ export function htmlToMarkdown(
         pendingNewlines = 2;
         return;
       }
-      if (frame.list) {
+      if ((flags & F_LIST) !== 0) {
         flushParagraph();
         lists.pop();
         pendingNewlines = 2;
         return;
       }
-      if (frame.row) {
+      if ((flags & F_ROW) !== 0) {
         const table = tables[tables.length - 1];
         if (table) table.current = undefined;
         return;
       }
-      if (frame.table) {
+      if ((flags & F_TABLE) !== 0) {
         const table = tables.pop()!;
         if (!table.flatten && !table.layout) writeTable(table);
         return;
       }
-      if (!INLINE.has(name) && !VOID.has(name)) blockBoundary();
+      if (((TAG_KIND.get(name) ?? 0) & (TAG_INLINE | TAG_VOID)) === 0) blockBoundary();
     },
   };
 
@@ -1227,10 +1289,10 @@ export function htmlToMarkdown(
     if (!table || table.flatten || table.layout) return;
     captures.pop();
     opaqueCaptures--;
-    for (let i = stack.length - 1; i >= 0; i--) {
-      const f = stack[i];
-      if (f.capture && (f.tag === "td" || f.tag === "th")) {
-        f.capture = false;
+    for (let i = frames - 1; i >= 0; i--) {
+      const tag = frameTag[i];
+      if ((frameFlags[i] & F_CAPTURE) !== 0 && (tag === "td" || tag === "th")) {
+        frameFlags[i] &= ~F_CAPTURE;
         break;
       }
     }
@@ -1251,14 +1313,17 @@ export function htmlToMarkdown(
     while (captures.length > 0 && captures[captures.length - 1].kind === "link") {
       const link = captures.pop() as Extract<Capture, { kind: "link" }>;
       // Its text still counts as link text until the link closes.
-      link.frame.capture = false;
-      link.frame.abandoned = true;
+      // Its element, found by depth and told by its ordinal: one closed meanwhile (captures
+      // and elements out of step) is left alone, as it was when frames were objects.
+      if (link.depth < frames && frameOrdinal[link.depth] === link.ordinal) {
+        frameFlags[link.depth] = (frameFlags[link.depth] & ~F_CAPTURE) | F_ABANDONED;
+      }
       sink().mark(link.inline.out);
       if (link.inline.space) sink().text(" ");
     }
   }
 
-  function closeCaptureFrame(frame: Frame) {
+  function closeCaptureFrame() {
     const capture = closeCapture();
     if (capture.kind === "title" || capture.kind === "heading" || capture.kind === "cell") {
       opaqueCaptures--;
@@ -1347,7 +1412,6 @@ export function htmlToMarkdown(
         return;
       }
     }
-    void frame;
   }
 
   function writeTable(table: TableState) {
