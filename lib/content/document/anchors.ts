@@ -18,6 +18,7 @@
  * @module
  */
 import { isWide, stringBytes, typedArrayBytes } from "../../runtime/heap.ts";
+import { AnchorList } from "../html/anchor_list.ts";
 
 /** An {@link AnchorTable} as plain data and typed arrays, for another thread. */
 export interface AnchorParts {
@@ -62,16 +63,28 @@ export class AnchorTable implements Iterable<[string, number]> {
   static from(anchors?: AnchorSource): AnchorTable {
     if (anchors instanceof AnchorTable) return anchors;
     if (!anchors || anchors.size === 0) return AnchorTable.#empty;
+    // The converter's list: its two lists as they are.
+    if (anchors instanceof AnchorList) {
+      return AnchorTable.fromList(anchors.idList(), anchors.offsetList());
+    }
     const ids: string[] = [];
     const offsets = new Int32Array(anchors.size);
-    const starts = new Int32Array(anchors.size + 1);
     let k = 0;
     for (const [id, offset] of anchors) {
       ids.push(id);
-      offsets[k] = offset;
-      starts[k + 1] = starts[k] + id.length;
-      k++;
+      offsets[k++] = offset;
     }
+    return AnchorTable.fromList(ids, offsets);
+  }
+
+  /**
+   * The table of distinct `ids` in page order and their offsets (`offsets`
+   * as long as `ids`, and kept by the table), as the converter finds them.
+   */
+  static fromList(ids: readonly string[], offsets: Int32Array<ArrayBuffer>): AnchorTable {
+    if (ids.length === 0) return AnchorTable.#empty;
+    const starts = new Int32Array(ids.length + 1);
+    for (let k = 0; k < ids.length; k++) starts[k + 1] = starts[k] + ids[k].length;
     // One new string: it shares nothing with the page the ids were cut from.
     return new AnchorTable({ ids: ids.join(""), starts, offsets });
   }

@@ -25,6 +25,7 @@
  * @module
  */
 import { type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
+import { AnchorList } from "./anchor_list.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
 import { collectBetweenStages } from "../../runtime/memory.ts";
 
@@ -73,7 +74,7 @@ export interface HtmlConversion {
   /** `<html lang>`. */
   lang?: string;
   /** Element id to Markdown offset. */
-  anchors: Map<string, number>;
+  anchors: AnchorList;
   /** Signals that the page is a JavaScript shell. */
   shell: ShellSignals;
   /** Characters of visible text seen (before furniture was dropped). */
@@ -682,7 +683,7 @@ export function htmlToMarkdown(
   let canonicalUrl: string | undefined;
   let description: string | undefined;
   let lang: string | undefined;
-  const anchors = new Map<string, number>();
+  const anchors = new AnchorList();
   const shell: ShellSignals = { noscriptMentionsJs: false, appRoots: [], scripts: 0 };
   let inTitle = false;
   let noscriptDepth = 0;
@@ -829,7 +830,7 @@ export function htmlToMarkdown(
   /** Records an id (of its own: see `detached`) where the next block starts. */
   const recordAnchor = (id: string) => {
     if (headingCapture) headingCapture.ids.push(id);
-    else if (!anchors.has(id)) anchors.set(id, length + (started ? pendingNewlines : 0));
+    else anchors.add(id, length + (started ? pendingNewlines : 0));
   };
 
   const closeCapture = (): Capture => captures.pop()!;
@@ -1351,7 +1352,7 @@ export function htmlToMarkdown(
         );
         containers.push(...saved);
         const offset = length - ("#".repeat(capture.level).length + 1 + text.length);
-        for (const id of capture.ids) if (!anchors.has(id)) anchors.set(id, offset);
+        for (const id of capture.ids) anchors.add(id, offset);
         return;
       }
       case "link": {
@@ -1514,7 +1515,7 @@ function keepBlocks(
   markdown: string,
   blocks: readonly BlockRecord[],
   keep: readonly boolean[],
-  anchors: Map<string, number>,
+  anchors: AnchorList,
 ): { markdown: string; droppedText: number } {
   const out: string[] = [];
   const newStart = new Array<number>(blocks.length).fill(-1);
@@ -1538,7 +1539,10 @@ function keepBlocks(
     out.push(body);
     length += body.length;
   }
-  for (const [id, offset] of anchors) {
+  const offsets = anchors.offsetList();
+  const moved = new Int32Array(offsets.length);
+  for (let k = 0; k < offsets.length; k++) {
+    const offset = offsets[k];
     // The block holding the offset, or the next one when it falls between blocks.
     let lo = 0;
     let hi = blocks.length - 1;
@@ -1552,8 +1556,9 @@ function keepBlocks(
     }
     if (j < blocks.length && keep[j]) {
       const b = blocks[j];
-      anchors.set(id, newStart[j] + Math.min(Math.max(0, offset - b.start), b.end - b.start));
-    } else anchors.delete(id);
+      moved[k] = newStart[j] + Math.min(Math.max(0, offset - b.start), b.end - b.start);
+    } else moved[k] = -1;
   }
+  anchors.retain(moved);
   return { markdown: out.join(""), droppedText };
 }
