@@ -1521,10 +1521,11 @@ function keepBlocks(
   const newStart = new Array<number>(blocks.length).fill(-1);
   let length = 0;
   let droppedText = 0;
-  for (let i = 0; i < blocks.length; i++) {
+  for (let i = 0; i < blocks.length;) {
     const b = blocks[i];
     if (!keep[i]) {
       droppedText += b.text;
+      i++;
       continue;
     }
     const sep = length === 0
@@ -1534,10 +1535,19 @@ function keepBlocks(
       : "\n\n";
     out.push(sep);
     length += sep.length;
-    newStart[i] = length;
-    const body = markdown.slice(b.start, b.end);
-    out.push(body);
-    length += body.length;
+    // The kept blocks that follow, each starting where the one before ends, go with it as
+    // one slice (a specification keeps nearly all of its 40,000 blocks: a slice each, and
+    // their separators, made 80,000 strings to join).
+    let last = i;
+    while (
+      last + 1 < blocks.length && keep[last + 1] && blocks[last + 1].sepStart === blocks[last].end
+    ) {
+      last++;
+    }
+    for (let k = i; k <= last; k++) newStart[k] = length + (blocks[k].start - b.start);
+    out.push(markdown.slice(b.start, blocks[last].end));
+    length += blocks[last].end - b.start;
+    i = last + 1;
   }
   const offsets = anchors.offsetList();
   const moved = new Int32Array(offsets.length);
