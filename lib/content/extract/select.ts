@@ -518,9 +518,19 @@ function dateline(t: string): boolean {
   return rest <= 1 || (rest <= 3 && !endsSentence(t));
 }
 
+/**
+ * What the markup steps of {@link plainText} look for: a block without any
+ * (a quarter of the blocks of the specifications and articles measured) is
+ * only cut of a list marker and its spaces collapsed; with no line break in
+ * it, its only line start is its start.
+ */
+const MARKUP = /[[\]*_`#>|\n\r\u2028\u2029]/;
+const LIST_MARKER = /^\s*(?:[-+]|\d+[.)])\s+/;
+
 /** The words of a block as a reader sees them (no link targets, no markup). */
 function plainText(markdown: string, b: BlockRecord): string {
   const text = markdown.slice(b.start, b.end);
+  if (!MARKUP.test(text)) return text.replace(LIST_MARKER, " ").replace(/\s+/g, " ").trim();
   return (text.indexOf("](") === -1 ? text : text.replace(/\]\([^)]*\)/g, "]"))
     .replace(/[[\]*_`#>|]/g, " ")
     .replace(/^\s*(?:[-+]|\d+[.)])\s+/gm, " ")
