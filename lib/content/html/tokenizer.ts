@@ -937,6 +937,48 @@ const TABLE_START = new Set([
   "table",
 ]);
 
+/**
+ * What the tree rules ask of every tag, by name, as bits (`K_*`): one lookup
+ * per start or end tag where the sets above took ten (a large page has
+ * hundreds of thousands of tags). The sets of rarer paths are asked directly.
+ */
+const K_VOID = 1;
+/** Raw text or escapable raw text (see {@link modeOf}). */
+const K_RAW = 2;
+const K_CLOSES_P = 4;
+const K_HEADING = 8;
+const K_SCOPE = 16;
+const K_SPECIAL = 32;
+const K_TABLE_CONTEXT = 64;
+/** `td`, `th`, `caption`, `template`: where table rules stop applying. */
+const K_CELL = 128;
+const K_SCOPED_END = 256;
+const K_TABLE_PARTS = 512;
+const K_FORMATTING = 1024;
+/** A start tag with an {@link IMPLIED} rule. */
+const K_IMPLIED = 2048;
+const TREE_KIND = new Map<string, number>();
+for (
+  const [names, bit] of [
+    [VOID, K_VOID],
+    [RAW_TEXT, K_RAW],
+    [ESCAPABLE_RAW, K_RAW],
+    [CLOSES_P, K_CLOSES_P],
+    [HEADINGS, K_HEADING],
+    [SCOPE, K_SCOPE],
+    [SPECIAL, K_SPECIAL],
+    [TABLE_CONTEXT, K_TABLE_CONTEXT],
+    [["td", "th", "caption", "template"], K_CELL],
+    [SCOPED_END, K_SCOPED_END],
+    [TABLE_PARTS, K_TABLE_PARTS],
+    [FORMATTING, K_FORMATTING],
+    [IMPLIED_MAP.keys(), K_IMPLIED],
+  ] as const
+) {
+  for (const name of names) TREE_KIND.set(name, (TREE_KIND.get(name) ?? 0) | bit);
+}
+const kindOf = (name: string): number => TREE_KIND.get(name) ?? 0;
+
 // Attributes the tree builder itself reads.
 const BUILDER_ATTRIBUTES = ["color", "face", "size", "encoding"];
 
@@ -1079,12 +1121,13 @@ export function walkHtml(
     return at > scopeBoundary() ? at : -1;
   };
 
-  const closeImplied = (name: string) => {
-    if (openP > 0 && CLOSES_P.has(name)) {
+  /** Closes what the start tag `name` (of kind `kind`) closes. */
+  const closeImplied = (name: string, kind: number) => {
+    if (openP > 0 && (kind & K_CLOSES_P) !== 0) {
       const at = inScope("p", "button");
       if (at >= 0) popTo(at);
     }
-    const rule = IMPLIED_MAP.get(name);
+    const rule = (kind & K_IMPLIED) !== 0 ? IMPLIED_MAP.get(name) : undefined;
     if (rule) {
       // The innermost element the rule closes, unless a boundary or foreign content comes first.
       let boundary = last(anyForeignAt);
@@ -1093,26 +1136,24 @@ export function walkHtml(
       for (const c of rule.closes) at = Math.max(at, innermost(c));
       if (at > boundary) popTo(at);
     }
-    if (HEADINGS.has(name) && stack.length > 0 && HEADINGS.has(stack[stack.length - 1])) {
+    if ((kind & K_HEADING) !== 0 && stack.length > 0 && HEADINGS.has(stack[stack.length - 1])) {
       if (ns[stack.length - 1] === HTML) pop();
     }
   };
 
-  /** Records the element at `index` in the lists above. */
-  const mark = (name: string, space: number, index: number, point: boolean): void => {
+  /** Records the element at `index` (of kind `kind`) in the lists above. */
+  const mark = (name: string, kind: number, space: number, index: number, point: boolean): void => {
     const byName = space === HTML ? htmlAt : foreignAt;
     const list = byName.get(name);
     if (list) list.push(index);
     else byName.set(name, [index]);
     if (space === HTML) {
       anyHtmlAt.push(index);
-      if (SCOPE.has(name)) scopeAt.push(index);
-      if (SPECIAL.has(name)) specialAt.push(index);
-      if (HEADINGS.has(name)) headingAt.push(index);
-      if (TABLE_CONTEXT.has(name)) tablePartAt.push(index);
-      if (name === "td" || name === "th" || name === "caption" || name === "template") {
-        cellAt.push(index);
-      }
+      if ((kind & K_SCOPE) !== 0) scopeAt.push(index);
+      if ((kind & K_SPECIAL) !== 0) specialAt.push(index);
+      if ((kind & K_HEADING) !== 0) headingAt.push(index);
+      if ((kind & K_TABLE_CONTEXT) !== 0) tablePartAt.push(index);
+      if ((kind & K_CELL) !== 0) cellAt.push(index);
     } else {
       anyForeignAt.push(index);
       if (point) pointAt.push(index);
@@ -1139,6 +1180,7 @@ export function walkHtml(
 
   const push = (
     name: string,
+    kind: number,
     space: number,
     attrs: Record<string, string>,
     into: number,
@@ -1156,35 +1198,36 @@ export function walkHtml(
           /^(text\/html|application\/xhtml\+xml)$/i.test(attrs.encoding ?? ""));
     }
     points.push(point);
-    mark(name, space, stack.length - 1, point);
+    mark(name, kind, space, stack.length - 1, point);
     if (space !== HTML) foreign++;
     else if (name === "p") openP++;
   };
 
-  /** Opens an element; false when it was flattened away. */
+  /** Opens an element (`kind` of its name); false when it was flattened away. */
   const open = (
     name: string,
+    kind: number,
     space: number,
     attrs: Record<string, string>,
     selfClosing: boolean,
   ): boolean => {
     const home = tables > 0 && inTableContext() && !IN_TABLE.has(name) ? fosterTarget() : target();
-    if (stack.length >= MAX_DEPTH && !(space === HTML && VOID.has(name))) {
+    if (stack.length >= MAX_DEPTH && !(space === HTML && (kind & K_VOID) !== 0)) {
       flattened++;
       return false;
     }
     if (name === "table" && space === HTML && !selfClosing) {
       tables++;
       buffers.push([[0, name, attrs]]);
-      push(name, space, attrs, buffers.length - 1, home);
+      push(name, kind, space, attrs, buffers.length - 1, home);
       return true;
     }
     emitOpen(home, name, attrs);
-    if ((space === HTML && VOID.has(name)) || (selfClosing && space !== HTML)) {
+    if ((space === HTML && (kind & K_VOID) !== 0) || (selfClosing && space !== HTML)) {
       emitClose(home, name);
       return false;
     }
-    push(name, space, attrs, home, home);
+    push(name, kind, space, attrs, home, home);
     return true;
   };
 
@@ -1227,13 +1270,14 @@ export function walkHtml(
             // HTML inside SVG or MathML: leave the foreign content first.
             while (stack.length > 0 && inForeign()) pop();
           } else {
-            open(name, space, attrs, selfClosing);
+            open(name, kindOf(name), space, attrs, selfClosing);
             return TextMode.Data;
           }
         }
       }
     }
     if (name === "image") name = "img";
+    const kind = kindOf(name);
     if (tables > 0) {
       const top = stack.length - 1;
       if (stack[top] === "colgroup" && ns[top] === HTML && name !== "col" && name !== "template") {
@@ -1248,20 +1292,18 @@ export function walkHtml(
           const table = innermost("table");
           if (table >= 0) popTo(table);
         } else if ((name === "td" || name === "th") && stack[stack.length - 1] !== "tr") {
-          open("tr", HTML, {}, false);
+          open("tr", kindOf("tr"), HTML, {}, false);
         }
       }
     }
     if (name === "svg" || name === "math") {
-      closeImplied(name);
-      open(name, name === "svg" ? SVG : MATHML, attrs, selfClosing);
+      closeImplied(name, kind);
+      open(name, kind, name === "svg" ? SVG : MATHML, attrs, selfClosing);
       return TextMode.Data;
     }
-    closeImplied(name);
-    if (!open(name, HTML, attrs, selfClosing)) {
-      return RAW_TEXT.has(name) || ESCAPABLE_RAW.has(name) ? modeOf(name) : TextMode.Data;
-    }
-    return RAW_TEXT.has(name) || ESCAPABLE_RAW.has(name) ? modeOf(name) : TextMode.Data;
+    closeImplied(name, kind);
+    open(name, kind, HTML, attrs, selfClosing);
+    return (kind & K_RAW) !== 0 ? modeOf(name) : TextMode.Data;
   };
 
   const endTag = (name: string): void => {
@@ -1292,13 +1334,14 @@ export function walkHtml(
       if (at >= 0) popTo(at);
       else {
         // "</p>" without an open paragraph acts like "<p></p>".
-        closeImplied("p");
+        closeImplied("p", kindOf("p"));
         emit(target(), [0, "p", {}]);
         emit(target(), [1, "p"]);
       }
       return;
     }
-    if (HEADINGS.has(name)) {
+    const kind = kindOf(name);
+    if ((kind & K_HEADING) !== 0) {
       const at = headingInScope();
       if (at >= 0) popTo(at);
       return;
@@ -1321,12 +1364,12 @@ export function walkHtml(
       if (at >= 0) popTo(at);
       return;
     }
-    if (SCOPED_END.has(name)) {
+    if ((kind & K_SCOPED_END) !== 0) {
       const at = inScope(name);
       if (at >= 0) popTo(at);
       return;
     }
-    if (TABLE_PARTS.has(name)) {
+    if ((kind & K_TABLE_PARTS) !== 0) {
       const at = innermost(name);
       const table = innermost("table");
       if (at >= 0 && at >= table) {
@@ -1342,7 +1385,7 @@ export function walkHtml(
       }
       return;
     }
-    if (FORMATTING.has(name)) {
+    if ((kind & K_FORMATTING) !== 0) {
       const at = inScope(name);
       if (at < 0) return;
       // With a block inside it (<b><p>x</b>y), browsers keep what follows in the block
