@@ -5,9 +5,8 @@
  * Not a Map, which hashes every id in full: WHATWG HTML has 70,000 ids of
  * 40 characters on average, each a slice of the page that V8 reads at a
  * few nanoseconds a character, and hashing them took tens of milliseconds
- * of its conversion. Here an id is hashed by its length and eight of its
- * characters spread over it, and compared whole only with an id that
- * agrees on those. When the lookups take too many steps (a page built so
+ * of its conversion. Here an id is hashed by its length and twelve of its
+ * characters, and compared whole only with an id that agrees on those. When the lookups take too many steps (a page built so
  * that its ids collide), a Map tells them apart from then on, so no page
  * makes it quadratic.
  *
@@ -23,15 +22,19 @@
  */
 const PROBES_PER_ID = 16;
 
-/** A hash of `id` from its length and eight characters spread over it (all of a short one). */
+/**
+ * A hash of `id` from its length, eight characters spread over it and its
+ * last four (all of a short one): on WHATWG HTML's ids, 4,400 pairs agree
+ * on those where eight characters spread over the whole left 14,600.
+ */
 function sampleHash(id: string): number {
   const n = id.length;
   let h = Math.imul(n, 0x9e3779b1);
-  if (n <= 8) {
+  if (n <= 12) {
     for (let i = 0; i < n; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   } else {
-    const step = (n - 1) / 7;
-    for (let i = 0; i < 8; i++) h = Math.imul(h ^ id.charCodeAt(Math.round(i * step)), 0x01000193);
+    for (let i = 0; i < 8; i++) h = Math.imul(h ^ id.charCodeAt((i * (n - 5)) >> 3), 0x01000193);
+    for (let i = n - 4; i < n; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   }
   return h ^ (h >>> 15);
 }
