@@ -1455,6 +1455,9 @@ export function htmlToMarkdown(
   }
   flushParagraph();
 
+  // What the walk kept of the source's attributes goes with it (the open elements' records, the
+  // links resolved), so that letting go of the source below frees it.
+  frameAttrs.length = 0;
   resolved.clear();
   copies.clear();
   // A large page's source is let go once the walk wrote some text: a selection that keeps none
