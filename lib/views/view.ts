@@ -373,21 +373,24 @@ const REFINE_AIM = 0.96;
  * scaled by what the answer measured, kept between the largest request that
  * fitted and the smallest that did not (halving that interval when the
  * scaled request falls outside it). The fullest answer within the budget is
- * kept; when none fits, the first, which the final check cuts.
+ * kept; when none fits, the first, which the final check cuts. Returns the
+ * answer and, when it was measured, its real count (`tokens`), which the
+ * final check and the returned count take rather than count it again.
  */
 function extractWithin(
   doc: Document,
   question: string,
   budget: number,
   options: ExtractOptions | undefined,
-): QueryExtraction {
+): { x: QueryExtraction; tokens?: number } {
   const limit = Math.min(budget, QUERY_MAX_TOKENS);
   const first = extractForQuery(doc, question, limit, options);
   if (!tokenizerLoaded() || !first.extracted || first.overBudget || !Number.isFinite(budget)) {
-    return first;
+    return { x: first };
   }
   let best: QueryExtraction | undefined;
   let bestReal = -1;
+  let firstReal: number | undefined;
   let lo = 0; // largest request whose answer fitted
   let hi = Infinity; // smallest request whose answer did not
   let asked = limit;
@@ -395,6 +398,7 @@ function extractWithin(
   for (let round = 1;; round++) {
     // The answers of one question share most of their lines: each line is counted once.
     const real = countPiecesSync(x.text);
+    if (round === 1) firstReal = real;
     const fitted = x.extracted && !x.overBudget && real <= budget;
     if (fitted && real > bestReal) [best, bestReal] = [x, real];
     if (fitted) lo = Math.max(lo, asked);
@@ -412,7 +416,7 @@ function extractWithin(
     asked = next;
     x = extractForQuery(doc, question, next, options);
   }
-  return best ?? first;
+  return best ? { x: best, tokens: bestReal } : { x: first, tokens: firstReal };
 }
 
 function queryView(
@@ -423,7 +427,7 @@ function queryView(
   extract: ExtractOptions | undefined,
 ): ViewResult {
   const r = base("query");
-  const x = extractWithin(doc, question, budget, extract);
+  const { x, tokens } = extractWithin(doc, question, budget, extract);
   r.grewIndex = true;
   r.extract = x;
   r.query = question;
@@ -458,8 +462,8 @@ function queryView(
     );
   } else {
     // The budget holds even for one block larger than it: cut, with the way to read it whole.
-    const fitted = fit(x.text, budget);
-    r.body = fitted.text;
+    const fitted = fit(x.text, budget, "", tokens);
+    setBody(r, fitted);
     if (x.overBudget || fitted.trimmed) {
       r.messages.push(
         note`the best passage is one block (code, table, list or quote) larger than the budget, cut to fit it; read it whole with ${
