@@ -408,6 +408,7 @@ function flatten(lists: number[][]): [Uint32Array<ArrayBuffer>, Uint32Array<Arra
 }
 
 const KINDS: UnitKind[] = ["text", "code", "table", "list", "quote", "item", "row"];
+const CODE_KIND = KINDS.indexOf("code");
 
 /**
  * A {@link QueryIndex} as plain data and typed arrays, for another thread:
@@ -477,6 +478,11 @@ export class UnitTable {
   /** The kind of unit `u`. */
   kind(u: number): UnitKind {
     return KINDS[this.ints[u * UNIT_INTS + 5]];
+  }
+
+  /** Whether unit `u` is a code block (the kind's number, without the name). */
+  isCode(u: number): boolean {
+    return this.ints[u * UNIT_INTS + 5] === CODE_KIND;
   }
 
   /** The token weight of unit `u`. */
@@ -971,7 +977,10 @@ function whole(
 export interface Ranking {
   /** Unit index → BM25 score (units with a question term only). */
   unitScore: UnitScores;
-  /** Sections with a positive score, best first (empty in unit mode). */
+  /**
+   * The best sections with a positive score, at most {@link PASSAGE_SECTIONS}
+   * (all the picking reads), best first (empty in unit mode).
+   */
   ranked: Ranked[];
   /** True when the page has fewer than two headings. */
   unitMode: boolean;
@@ -1070,20 +1079,29 @@ export function rankForQuery(
       sectionTf[at + q] += tf;
     }
   }
-  const unitWeight = (u: number): number => !code && units.kind(u) === "code" ? EXAMPLE_WEIGHT : 1;
+  const unitWeight = (u: number): number => !code && units.isCode(u) ? EXAMPLE_WEIGHT : 1;
+  // The best unit of each section (a section with one strong paragraph beats a long, diffuse
+  // one), code at its weight.
+  const bestUnit = new Float64Array(slots);
   for (let k = 0; k < met.length; k++) {
     const u = met[k];
-    if (!code && units.kind(u) === "code") score[u] *= EXAMPLE_WEIGHT;
+    if (!code && units.isCode(u)) score[u] *= EXAMPLE_WEIGHT;
+    const slot = index.slot(units.section(u));
+    if (score[u] > bestUnit[slot]) bestUnit[slot] = score[u];
   }
   const unitScore = new UnitScores(score, met);
   const unitTerms = new UnitTerms(postings, unitScore);
-  // Section → the question terms its heading holds, ascending.
-  const headed = new Map<number, number[]>();
+  // Section → the question terms its heading holds, ascending: an array by section, not a
+  // Map, as the candidates' loop reads it for every ancestor of every section a term met.
+  const headed: (number[] | undefined)[] = new Array(sections.length);
+  const headedSections: number[] = [];
   for (let q = 0; q < T; q++) {
     for (const s of index.headingPostings.get(terms[q]) ?? []) {
-      const list = headed.get(s);
-      if (!list) headed.set(s, [q]);
-      else if (list[list.length - 1] !== q) list.push(q);
+      const list = headed[s];
+      if (!list) {
+        headed[s] = [q];
+        headedSections.push(s);
+      } else if (list[list.length - 1] !== q) list.push(q);
     }
   }
   const sectionIdf = terms.map((t, q) =>
@@ -1091,13 +1109,6 @@ export function rankForQuery(
   );
 
   const unitMode = sections.length < 2;
-  // The best unit of each section: a section with one strong paragraph beats a long, diffuse one.
-  const bestUnit = new Float64Array(slots);
-  for (let k = 0; k < met.length; k++) {
-    const u = met[k];
-    const slot = index.slot(units.section(u));
-    if (score[u] > bestUnit[slot]) bestUnit[slot] = score[u];
-  }
   const ranked: Ranked[] = [];
   if (!unitMode) {
     // The sections a term met, then those only a heading names (indexed loops: a common word
@@ -1105,9 +1116,9 @@ export function rankForQuery(
     const candidates = slotsMet;
     const listed = new Uint8Array(slots);
     for (let k = 0; k < slotsMet.length; k++) listed[slotsMet[k]] = 1;
-    headed.forEach((_, s) => {
-      if (!listed[s]) candidates.push(s);
-    });
+    for (let k = 0; k < headedSections.length; k++) {
+      if (!listed[headedSections[k]]) candidates.push(headedSections[k]);
+    }
     const covered = new Uint8Array(T);
     for (let c = 0; c < candidates.length; c++) {
       const slot = candidates[c];
@@ -1126,7 +1137,7 @@ export function rankForQuery(
       if (any) score = SECTION_SHARE * score + bestUnit[slot];
       let ownHeaded = 0;
       if (section >= 0) {
-        const mine = headed.get(section) ?? NONE;
+        const mine = headed[section] ?? NONE;
         for (let k = 0; k < mine.length; k++) {
           const q = mine[k];
           score += HEADING_WEIGHT * sectionIdf[q];
@@ -1134,7 +1145,7 @@ export function rankForQuery(
           if (q < own) ownHeaded++;
         }
         for (let a = sections[section].parent; a >= 0; a = sections[a].parent) {
-          const above = headed.get(a) ?? NONE;
+          const above = headed[a] ?? NONE;
           for (let k = 0; k < above.length; k++) {
             const q = above[k];
             if (!covered[q]) score += ANCESTOR_WEIGHT * sectionIdf[q];
@@ -1148,11 +1159,34 @@ export function rankForQuery(
       const coverage = ownCovered / own;
       const headingCoverage = ownHeaded / own;
       score *= 0.4 + 0.6 * coverage;
-      if (score > 0) ranked.push({ section, score, coverage, headingCoverage });
+      if (score > 0) keepBest(ranked, section, score, coverage, headingCoverage);
     }
-    ranked.sort((a, b) => b.score - a.score || a.section - b.section);
   }
   return { unitScore, unitTerms, unitIdf, unitWeight, terms: own, termWeight, ranked, unitMode };
+}
+
+/** Whether section `a` with `aScore` ranks before section `b` with `bScore`. */
+function ranksBefore(aScore: number, a: number, bScore: number, b: number): boolean {
+  return aScore > bScore || (aScore === bScore && a < b);
+}
+
+/**
+ * Adds a section to `ranked` (best first, at most {@link PASSAGE_SECTIONS})
+ * when it ranks among the best: a common word puts hundreds of sections in
+ * the running, and sorting them all was a fifth of a question's ranking.
+ */
+function keepBest(
+  ranked: Ranked[],
+  section: number,
+  score: number,
+  coverage: number,
+  headingCoverage: number,
+): void {
+  let at = ranked.length;
+  while (at > 0 && ranksBefore(score, section, ranked[at - 1].score, ranked[at - 1].section)) at--;
+  if (at >= PASSAGE_SECTIONS) return;
+  ranked.splice(at, 0, { section, score, coverage, headingCoverage });
+  if (ranked.length > PASSAGE_SECTIONS) ranked.pop();
 }
 
 /**
