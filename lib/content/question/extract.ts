@@ -1017,13 +1017,16 @@ function ownTerms(ut: readonly number[], own: number): number {
  * Ranks the units and sections of `doc` for question terms (see the module
  * notes), and for `expansion` terms at their weights (terms already among
  * the question's, and weights not above 0, are left out; a weight above 1
- * counts as 1).
+ * counts as 1). `column`, when given, is a column of zeros as long as the
+ * page has units, which the ranking's unit scores are summed into (see
+ * {@link rankedFor}); by default a new one.
  */
 export function rankForQuery(
   doc: Document,
   questionStems: readonly string[],
   code = false,
   expansion: readonly WeightedTerm[] = [],
+  column?: Float64Array<ArrayBuffer>,
 ): Ranking {
   const index = queryIndex(doc);
   const units = index.units;
@@ -1044,7 +1047,8 @@ export function rankForQuery(
   const sections = doc.sections;
   const slots = sections.length + 1;
   const T = terms.length;
-  const score = new Float64Array(n); // unit → its sum; 0 for a unit no term met (idf > 0)
+  // Unit → its sum; 0 for a unit no term met (idf > 0).
+  const score = column?.length === n ? column : new Float64Array(n);
   const met: number[] = []; // units, in the order their first term met them
   const sectionTf = new Float64Array(slots * T); // slot × term index → tf
   const slotsMet: number[] = [];
@@ -1227,6 +1231,15 @@ export class UnitScores {
   *[Symbol.iterator](): Iterator<[number, number]> {
     for (const u of this.#met) yield [u, this.#score[u]];
   }
+
+  /**
+   * The column of scores, zeroed again where units were met, for another
+   * ranking to sum into; these scores are not read again.
+   */
+  recycle(): Float64Array<ArrayBuffer> {
+    for (let k = 0; k < this.#met.length; k++) this.#score[this.#met[k]] = 0;
+    return this.#score;
+  }
 }
 
 /**
@@ -1301,6 +1314,7 @@ export function extractForQuery(
   }
   const { terms } = questionTerms(query);
   if (terms.length === 0) return whole(doc, "low", originalTokens);
+  retireRankings(doc);
   const index = queryIndex(doc);
   const units = index.units;
   const n = units.length;
@@ -1351,11 +1365,39 @@ export function extractForQuery(
 }
 
 /**
- * The last ranking made of each Document, by question: the query view asks
- * the extraction again with a scaled budget until the answer fills it (see
- * `lib/views/view.ts`), and the ranking does not depend on the budget.
+ * The rankings of each Document's questions: the last one made, by
+ * question (the query view asks the extraction again with a scaled budget
+ * until the answer fills it, see `lib/views/view.ts`, and the ranking does
+ * not depend on the budget), and those made since the current extraction
+ * began.
  */
-const lastRanking = new WeakMap<Document, { key: string; ranking: Ranking }>();
+interface Rankings {
+  key: string;
+  ranking: Ranking;
+  made: Ranking[];
+  /** The zeroed score column of a ranking no longer read (see {@link retireRankings}). */
+  spare?: Float64Array<ArrayBuffer>;
+}
+
+const rankings = new WeakMap<Document, Rankings>();
+
+/**
+ * Gives back the score columns of the rankings of `doc` that no extraction
+ * reads again, as an extraction begins: a ranking is read only by the
+ * extraction that asked for it, and the last one by the next when it asks
+ * the same. A column is as long as the page has units (31,000 on WHATWG
+ * HTML, 250 KB): a new one per question cost more than the postings' loop
+ * that fills it (its memory was faulted in as the loop wrote it), and was
+ * garbage a moment later.
+ */
+function retireRankings(doc: Document): void {
+  const state = rankings.get(doc);
+  if (!state) return;
+  for (const r of state.made) {
+    if (r !== state.ranking && !state.spare) state.spare = r.unitScore.recycle();
+  }
+  state.made = [state.ranking];
+}
 
 function rankedFor(
   doc: Document,
@@ -1364,10 +1406,16 @@ function rankedFor(
   expansion: readonly WeightedTerm[] | undefined,
 ): Ranking {
   const key = JSON.stringify([query, expansion ?? []]);
-  const last = lastRanking.get(doc);
+  const last = rankings.get(doc);
   if (last?.key === key) return last.ranking;
-  const ranking = rankForQuery(doc, terms, asksForCode(query), expansion);
-  lastRanking.set(doc, { key, ranking });
+  const column = last?.spare;
+  if (last) last.spare = undefined;
+  const ranking = rankForQuery(doc, terms, asksForCode(query), expansion, column);
+  if (last) {
+    last.key = key;
+    last.ranking = ranking;
+    last.made.push(ranking);
+  } else rankings.set(doc, { key, ranking, made: [ranking] });
   return ranking;
 }
 
