@@ -1419,6 +1419,24 @@ function rankedFor(
   return ranking;
 }
 
+/**
+ * What the picking works out from a ranking (and the question's answer
+ * shapes, which come with it: a ranking is made per question) and not from
+ * the budget, kept with the ranking: the query view asks the extraction
+ * again with other budgets until the answer fills one (2.7 times a question
+ * on WHATWG HTML's, up to eight), and each time scored the same candidates.
+ */
+interface PickMemo {
+  /** Section → the weight of its heading line and the gap after it. */
+  headings: Map<number, number>;
+  /** Start of a range → its end and the local scores of its units (see `Picker.localScores`). */
+  local: Map<number, { end: number; scores: Map<number, number> }>;
+  /** The passage stage's candidates → their scores, and the best score, for `ranked`. */
+  passages?: { ranked: readonly Ranked[]; scores: Map<number, number>; best: number };
+}
+
+const pickMemos = new WeakMap<Ranking, PickMemo>();
+
 /** Chooses units under a budget and renders them. */
 class Picker {
   readonly chosen = new Set<number>();
@@ -1434,7 +1452,13 @@ class Picker {
     readonly budget: number,
     readonly ranking: Ranking,
     readonly shapes: readonly number[] = [],
-  ) {}
+  ) {
+    let memo = pickMemos.get(ranking);
+    if (!memo) pickMemos.set(ranking, memo = { headings: new Map(), local: new Map() });
+    this.#memo = memo;
+  }
+
+  readonly #memo: PickMemo;
 
   #unitShapes?: UnitShapes;
 
@@ -1503,6 +1527,14 @@ class Picker {
    * the question's terms come first.
    */
   localScores(a: number, b: number): Map<number, number> {
+    const kept = this.#memo.local.get(a);
+    if (kept?.end === b) return kept.scores;
+    const scores = this.#localScores(a, b);
+    this.#memo.local.set(a, { end: b, scores });
+    return scores;
+  }
+
+  #localScores(a: number, b: number): Map<number, number> {
     const { unitTerms, unitIdf, terms, termWeight } = this.ranking;
     const inRange: number[] = [];
     const df = new Array<number>(termWeight.length).fill(0);
@@ -1546,9 +1578,16 @@ class Picker {
   headingCost(section: number): number {
     let cost = 0;
     for (let s = section; s >= 0; s = this.doc.sections[s].parent) {
-      if (!this.shownHeadings.has(s)) cost += tokenWeight(this.headingLine(s)) + GAP;
+      if (!this.shownHeadings.has(s)) cost += this.#headingWeight(s);
     }
     return cost;
+  }
+
+  /** The weight of section `s`'s heading line and the gap after it. */
+  #headingWeight(s: number): number {
+    let w = this.#memo.headings.get(s);
+    if (w === undefined) this.#memo.headings.set(s, w = tokenWeight(this.headingLine(s)) + GAP);
+    return w;
   }
 
   headingLine(s: number): string {
@@ -1633,41 +1672,10 @@ class Picker {
    * its neighbours' priority so an answer keeps its lead-in.
    */
   pickPassages(ranked: readonly Ranked[]): void {
-    const { unitScore, unitTerms, terms } = this.ranking;
-    const top = ranked[0].score;
-    const priority = new Map<number, number>();
-    const scores = new Map<number, number>();
-    let best = 0;
-    const sections: Ranked[] = [];
-    for (const r of ranked.slice(0, PASSAGE_SECTIONS)) {
-      if (r.score < MIN_SHARE * top) break;
-      sections.push(r);
-    }
-    const shapeWeight = this.shapeWeights(this.unitsOf(sections));
-    for (const r of sections) {
-      const slot = this.index.slot(r.section);
-      const a = this.index.firstUnit[slot];
-      const b = this.index.endUnit[slot];
-      if (a < 0) continue;
-      const prior = SECTION_PRIOR * r.score / top;
-      let lead = 0;
-      for (let u = a; u < b; u++) {
-        const ut = unitTerms.get(u);
-        let s = 0;
-        if (ut) {
-          s = (unitScore.get(u) ?? 0) * (0.5 + ownTerms(ut, terms) / terms) * shapeWeight(u) +
-            prior;
-        } else if (r.headingCoverage >= 0.5 && lead < LEAD_UNITS && this.isProse(u)) {
-          // A section its heading names: its opening says what it is about.
-          s = prior * (1 - 0.1 * lead++);
-        }
-        if (s > 0) {
-          scores.set(u, s);
-          priority.set(u, s);
-          best = Math.max(best, s);
-        }
-      }
-    }
+    let kept = this.#memo.passages;
+    if (kept?.ranked !== ranked) this.#memo.passages = kept = this.#passages(ranked);
+    const { scores, best } = kept;
+    const priority = new Map(scores);
     // Passages already taken per section (runs of adjacent units): a section's further passages
     // count less than another's first (its neighbours of taken units excepted: they are context,
     // not repetition). Runs, not units: a passage of eight steps is one passage, and a second
@@ -1756,6 +1764,44 @@ class Picker {
         neighbours.add(v);
       }
     }
+  }
+
+  /** The passage stage's candidates and their scores, and the best score (see {@link pickPassages}). */
+  #passages(ranked: readonly Ranked[]): NonNullable<PickMemo["passages"]> {
+    const { unitScore, unitTerms, terms } = this.ranking;
+    const top = ranked[0].score;
+    const scores = new Map<number, number>();
+    let best = 0;
+    const sections: Ranked[] = [];
+    for (const r of ranked.slice(0, PASSAGE_SECTIONS)) {
+      if (r.score < MIN_SHARE * top) break;
+      sections.push(r);
+    }
+    const shapeWeight = this.shapeWeights(this.unitsOf(sections));
+    for (const r of sections) {
+      const slot = this.index.slot(r.section);
+      const a = this.index.firstUnit[slot];
+      const b = this.index.endUnit[slot];
+      if (a < 0) continue;
+      const prior = SECTION_PRIOR * r.score / top;
+      let lead = 0;
+      for (let u = a; u < b; u++) {
+        const ut = unitTerms.get(u);
+        let s = 0;
+        if (ut) {
+          s = (unitScore.get(u) ?? 0) * (0.5 + ownTerms(ut, terms) / terms) * shapeWeight(u) +
+            prior;
+        } else if (r.headingCoverage >= 0.5 && lead < LEAD_UNITS && this.isProse(u)) {
+          // A section its heading names: its opening says what it is about.
+          s = prior * (1 - 0.1 * lead++);
+        }
+        if (s > 0) {
+          scores.set(u, s);
+          best = Math.max(best, s);
+        }
+      }
+    }
+    return { ranked, scores, best };
   }
 
   /**
