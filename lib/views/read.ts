@@ -21,6 +21,7 @@
  */
 import type { Document } from "../content/document/document.ts";
 import { countSlicesLater } from "../content/document/views.ts";
+import { shapeUnitsLater } from "../content/question/extract.ts";
 import { tokenizerReady } from "../content/tokens/count.ts";
 import { ContentError, ToolError } from "../errors.ts";
 import type { RenderInfo, RenderLoadOptions } from "../render/document.ts";
@@ -246,7 +247,8 @@ function refuseEmpty(doc: Document, url: PageUrl, options: ReadOptions): void {
  * The view of a page read for `request`, with its fragment; afterwards the
  * page cache counts what the view built, and after a search or a slices
  * view the tokens of every slice are counted in the background
- * (`countSlicesLater`).
+ * (`countSlicesLater`), after a question the shapes of every unit
+ * (`shapeUnitsLater`).
  */
 export function viewPage(
   read: PageRead,
@@ -261,5 +263,7 @@ export function viewPage(
   if (result.grewIndex) read.recount();
   // The next search is likely: count the page's slices while the agent reads this answer.
   if (result.kind === "search" || result.kind === "slices") countSlicesLater(read.doc);
+  // And the next question: work out how the page's units read and what answers they give.
+  if (result.kind === "query") shapeUnitsLater(read.doc);
   return result;
 }

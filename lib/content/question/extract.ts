@@ -60,13 +60,14 @@ import { checkCancelled } from "../../runtime/cancel.ts";
 import { TermCounts } from "../search/term_counts.ts";
 import { type Document, indexBuilds } from "../document/document.ts";
 import { asksForCode, isStopWord, joinedTerms, questionTerms, scanTerms, stem } from "./terms.ts";
-import { answerShapes, dimensionWords, shapeMatches } from "./intent.ts";
+import { answerShapes, dimensionWords, SHAPE_COUNT, shapeMatches } from "./intent.ts";
 import { grams, scanRanges } from "../search/words.ts";
 import { blocks } from "../document/slices.ts";
 import { TermTable, type TermTableParts } from "../search/bm25.ts";
 import { TermPairs } from "../search/pairs.ts";
 import { estimateTokens, tokenWeight, weighsOver } from "../tokens/count.ts";
 import { typedArrayBytes } from "../../runtime/heap.ts";
+import { BACKGROUND_STEP_MS } from "../document/views.ts";
 
 /** Default budget when a question is given. */
 export const QUERY_DEFAULT_TOKENS = 600;
@@ -917,6 +918,61 @@ const UNIT_SHAPES = Symbol("answer shapes of units");
 /** The kept answer shapes of the units of `doc` (see {@link UnitShapes}). */
 function unitShapes(doc: Document, units: number): UnitShapes {
   return doc.memo(UNIT_SHAPES, () => new UnitShapes(units));
+}
+
+/** Works out how unit `u` of `doc` reads (see {@link UnitShapes.reads}). */
+function judgeReads(doc: Document, index: QueryIndex, u: number): number {
+  const shape = textShape(doc.markdown, index.units.at(u));
+  if (shape === undefined) return 0;
+  let r = 0;
+  if (shape.sentence && shape.words >= 10 && shape.stopWords >= 3) r |= READS_PROSE;
+  if (!shape.sentence && shape.words < 10 && shape.stopWords === 0) r |= READS_BADGE;
+  return r;
+}
+
+/** Unit shapes being filled in the background (each filled once). */
+const shaping = new WeakSet<UnitShapes>();
+
+/**
+ * Works out how every unit of `doc` reads and which answer shapes it gives
+ * (kept in its {@link UnitShapes}, as a question would), in the background:
+ * in steps of `BACKGROUND_STEP_MS` between other work, while the agent
+ * reads an answer. A question weighs the candidates of its best sections by
+ * the shapes they give and whether they read as prose, and a unit no
+ * question had looked at was tested then, pattern by pattern: on WHATWG
+ * HTML, a fifth of a new question's time in the view. Called after a
+ * question, so a page nobody asks about is never shaped; once per
+ * Document's shapes, stopped when the Document gives back its memory.
+ * Never keeps the process alive.
+ */
+export function shapeUnitsLater(doc: Document): void {
+  if (!hasQueryIndex(doc) || !doc.hasMemo(UNIT_SHAPES)) return;
+  const index = queryIndex(doc);
+  const n = index.units.length;
+  const shapes = unitShapes(doc, n);
+  if (shaping.has(shapes)) return;
+  shaping.add(shapes);
+  // Every shape of the table (there are fewer than eight: a bit each).
+  const all = Array.from({ length: Math.min(8, SHAPE_COUNT) }, (_, s) => s);
+  const want = all.reduce((bits, s) => bits | (1 << s), 0);
+  const text = (u: number) => {
+    const unit = index.units.at(u);
+    return doc.markdown.slice(unit.start, unit.end);
+  };
+  const judge = (u: number) => judgeReads(doc, index, u);
+  let next = 0;
+  const step = () => {
+    // A released Document dropped its shapes (a later question makes and fills new ones).
+    if (doc.released || !doc.hasMemo(UNIT_SHAPES) || unitShapes(doc, n) !== shapes) return;
+    const deadline = performance.now() + BACKGROUND_STEP_MS;
+    while (next < n && ((next & 15) !== 0 || performance.now() < deadline)) {
+      shapes.bits(next, all, want, text);
+      shapes.reads(next, judge);
+      next++;
+    }
+    if (next < n) Deno.unrefTimer(setTimeout(step, 0));
+  };
+  Deno.unrefTimer(setTimeout(step, 0));
 }
 
 /**
@@ -1824,15 +1880,7 @@ class Picker {
     return this.#unitShapes.reads(u, this.#judgeReads);
   }
 
-  /** Works out how unit `u` reads (see {@link UnitShapes.reads}). */
-  readonly #judgeReads = (u: number): number => {
-    const shape = textShape(this.doc.markdown, this.index.units.at(u));
-    if (shape === undefined) return 0;
-    let r = 0;
-    if (shape.sentence && shape.words >= 10 && shape.stopWords >= 3) r |= READS_PROSE;
-    if (!shape.sentence && shape.words < 10 && shape.stopWords === 0) r |= READS_BADGE;
-    return r;
-  };
+  readonly #judgeReads = (u: number): number => judgeReads(this.doc, this.index, u);
 
   sumCost(a: number, b: number): number {
     let c = 0;

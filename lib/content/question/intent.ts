@@ -81,6 +81,9 @@ const SHAPES: readonly Shape[] = [
   },
 ];
 
+/** How many intents the shape table holds (their indexes run from 0 to this, excluded). */
+export const SHAPE_COUNT: number = SHAPES.length;
+
 /** The intents a question announces, as indexes into the shape table. */
 export function answerShapes(question: string): number[] {
   const out: number[] = [];
