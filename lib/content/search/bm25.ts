@@ -506,11 +506,37 @@ export class SearchIndex {
     const root = parsed.root;
     const empty = root.must.length === 0 && root.should.length === 0;
     const scores = empty ? new Map() : this.#evaluate(root);
-    const hits = [...scores].map(([index, score]) => ({ index, score }))
+    return { hits: bestHits(scores, limit), warnings: parsed.warnings, empty };
+  }
+}
+
+/** Most hits {@link bestHits} keeps in order as it reads them, rather than sorting them all. */
+const KEPT_HITS = 64;
+
+/**
+ * The `limit` best of `scores`, best first (a higher score, then a lower
+ * index). A common word scores thousands of slices and a search shows
+ * {@link MAX_HITS}: the best are kept in order as the scores are read, which
+ * was a tenth of a search's time as a sort of every slice scored.
+ */
+function bestHits(scores: Scores, limit: number): Hit[] {
+  if (!(limit >= 1 && limit <= KEPT_HITS)) {
+    return [...scores].map(([index, score]) => ({ index, score }))
       .sort((a, b) => b.score - a.score || a.index - b.index)
       .slice(0, limit);
-    return { hits, warnings: parsed.warnings, empty };
   }
+  const hits: Hit[] = [];
+  scores.forEach((score, index) => {
+    let at = hits.length;
+    while (
+      at > 0 &&
+      (score > hits[at - 1].score || (score === hits[at - 1].score && index < hits[at - 1].index))
+    ) at--;
+    if (at >= limit) return;
+    hits.splice(at, 0, { index, score });
+    if (hits.length > limit) hits.pop();
+  });
+  return hits;
 }
 
 /** Whether `terms` occur in `text` in order with at most `slop` words between neighbours. */
