@@ -23,7 +23,11 @@
 import assert from "node:assert/strict";
 import { askPage } from "../../support/ask.ts";
 import { htmlDocument } from "../../../lib/content/pipeline.ts";
-import { extractForQuery } from "../../../lib/content/question/extract.ts";
+import {
+  extractForQuery,
+  hasQueryIndex,
+  shapeUnitsLater,
+} from "../../../lib/content/question/extract.ts";
 import {
   answerShapeNames,
   answerShapes,
@@ -111,5 +115,29 @@ Deno.test("answer shapes: the shapes kept with the page give the answers a fresh
     for (const q of order) {
       assert.equal(extractForQuery(kept, q, 150).text, fresh[questions.indexOf(q)], q);
     }
+  }
+});
+
+Deno.test("answer shapes: the shapes worked out in the background give the answers a fresh page gives", async () => {
+  const html = await Deno.readTextFile(
+    new URL("../../../fixtures/pages/answer_shape_spec.html", import.meta.url),
+  );
+  const page = () => htmlDocument(html, "https://example.org/lamp.html");
+  const questions = [
+    "what colour is a lamp if I don't set one",
+    "how many wicks fit in a lamp",
+    "why does the keeper trim the wick",
+    "what error does lighting a wet wick throw",
+  ];
+  const fresh = questions.map((q) => extractForQuery(page(), q, 150).text);
+  const kept = page();
+  // A question makes the page's index and shapes; every unit is then shaped between requests.
+  // ("how wide" asks for a quantity: the picking weighs units by their shapes.)
+  assert.equal(extractForQuery(kept, "how wide is the walkway", 150).extracted, true);
+  assert.ok(hasQueryIndex(kept));
+  shapeUnitsLater(kept);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const q of questions) {
+    assert.equal(extractForQuery(kept, q, 150).text, fresh[questions.indexOf(q)], q);
   }
 });
