@@ -1073,16 +1073,16 @@ function ownTerms(ut: readonly number[], own: number): number {
  * Ranks the units and sections of `doc` for question terms (see the module
  * notes), and for `expansion` terms at their weights (terms already among
  * the question's, and weights not above 0, are left out; a weight above 1
- * counts as 1). `column`, when given, is a column of zeros as long as the
- * page has units, which the ranking's unit scores are summed into (see
- * {@link rankedFor}); by default a new one.
+ * counts as 1). `columns`, when given, are columns as long as the page has
+ * units, the scores' all zeros, which the ranking's unit scores are summed
+ * into and its units listed in (see {@link rankedFor}); by default new ones.
  */
 export function rankForQuery(
   doc: Document,
   questionStems: readonly string[],
   code = false,
   expansion: readonly WeightedTerm[] = [],
-  column?: Float64Array<ArrayBuffer>,
+  columns?: UnitColumns,
 ): Ranking {
   const index = queryIndex(doc);
   const units = index.units;
@@ -1103,9 +1103,10 @@ export function rankForQuery(
   const sections = doc.sections;
   const slots = sections.length + 1;
   const T = terms.length;
-  // Unit → its sum; 0 for a unit no term met (idf > 0).
-  const score = column?.length === n ? column : new Float64Array(n);
-  const met: number[] = []; // units, in the order their first term met them
+  const { score, met } = columns?.score.length === n && columns.met.length === n
+    ? columns
+    : { score: new Float64Array(n), met: new Int32Array(n) };
+  let metCount = 0;
   const sectionTf = new Float64Array(slots * T); // slot × term index → tf
   const slotsMet: number[] = [];
   const sectionDf = new Array<number>(T).fill(0);
@@ -1121,7 +1122,7 @@ export function rankForQuery(
       const add = w * bm25(tf, index.unitLength[u], index.avgUnit);
       if (score[u] === 0) {
         score[u] = add;
-        met.push(u);
+        met[metCount++] = u;
       } else {
         score[u] += add;
       }
@@ -1143,13 +1144,13 @@ export function rankForQuery(
   // The best unit of each section (a section with one strong paragraph beats a long, diffuse
   // one), code at its weight.
   const bestUnit = new Float64Array(slots);
-  for (let k = 0; k < met.length; k++) {
+  for (let k = 0; k < metCount; k++) {
     const u = met[k];
     if (!code && units.isCode(u)) score[u] *= EXAMPLE_WEIGHT;
     const slot = index.slot(units.section(u));
     if (score[u] > bestUnit[slot]) bestUnit[slot] = score[u];
   }
-  const unitScore = new UnitScores(score, met);
+  const unitScore = new UnitScores({ score, met }, metCount);
   const unitTerms = new UnitTerms(postings, unitScore);
   // Section → the question terms its heading holds, ascending: an array by section, not a
   // Map, as the candidates' loop reads it for every ancestor of every section a term met.
@@ -1250,16 +1251,29 @@ function keepBest(
 }
 
 /**
+ * A ranking's columns over the units of a page: each unit's score (0 for a
+ * unit no term met: idf > 0), and the units met, in the order their first
+ * term met them (the first entries).
+ */
+export interface UnitColumns {
+  score: Float64Array<ArrayBuffer>;
+  met: Int32Array<ArrayBuffer>;
+}
+
+/**
  * The units a question's terms met and their scores, in a column indexed by
  * unit (0 for the others) and the list of those met, in the order met.
  */
 export class UnitScores {
+  readonly #columns: UnitColumns;
   readonly #score: Float64Array<ArrayBuffer>;
-  readonly #met: readonly number[];
+  readonly #met: Int32Array<ArrayBuffer>;
 
-  constructor(score: Float64Array<ArrayBuffer>, met: readonly number[]) {
-    this.#score = score;
-    this.#met = met;
+  /** The scores of `columns`, whose first `met` units were met. */
+  constructor(columns: UnitColumns, met: number) {
+    this.#columns = columns;
+    this.#score = columns.score;
+    this.#met = columns.met.subarray(0, met);
   }
 
   /** How many units the terms met. */
@@ -1289,12 +1303,12 @@ export class UnitScores {
   }
 
   /**
-   * The column of scores, zeroed again where units were met, for another
-   * ranking to sum into; these scores are not read again.
+   * The columns, the scores zeroed again where units were met, for another
+   * ranking to fill; these scores are not read again.
    */
-  recycle(): Float64Array<ArrayBuffer> {
+  recycle(): UnitColumns {
     for (let k = 0; k < this.#met.length; k++) this.#score[this.#met[k]] = 0;
-    return this.#score;
+    return this.#columns;
   }
 }
 
@@ -1431,8 +1445,8 @@ interface Rankings {
   key: string;
   ranking: Ranking;
   made: Ranking[];
-  /** The zeroed score column of a ranking no longer read (see {@link retireRankings}). */
-  spare?: Float64Array<ArrayBuffer>;
+  /** The columns of a ranking no longer read, scores zeroed (see {@link retireRankings}). */
+  spare?: UnitColumns;
 }
 
 const rankings = new WeakMap<Document, Rankings>();
@@ -1464,9 +1478,9 @@ function rankedFor(
   const key = JSON.stringify([query, expansion ?? []]);
   const last = rankings.get(doc);
   if (last?.key === key) return last.ranking;
-  const column = last?.spare;
+  const columns = last?.spare;
   if (last) last.spare = undefined;
-  const ranking = rankForQuery(doc, terms, asksForCode(query), expansion, column);
+  const ranking = rankForQuery(doc, terms, asksForCode(query), expansion, columns);
   if (last) {
     last.key = key;
     last.ranking = ranking;
@@ -1731,7 +1745,9 @@ class Picker {
     let kept = this.#memo.passages;
     if (kept?.ranked !== ranked) this.#memo.passages = kept = this.#passages(ranked);
     const { scores, best } = kept;
-    const priority = new Map(scores);
+    // Copied by forEach: `new Map(scores)` made an [entry] array per candidate.
+    const priority = new Map<number, number>();
+    scores.forEach((s, u) => priority.set(u, s));
     // Passages already taken per section (runs of adjacent units): a section's further passages
     // count less than another's first (its neighbours of taken units excepted: they are context,
     // not repetition). Runs, not units: a passage of eight steps is one passage, and a second
