@@ -491,6 +491,16 @@ export class UnitTable {
     return this.costs[u];
   }
 
+  /** Where the header unit `u` is shown under starts (a table row's), -1 without one. */
+  headStart(u: number): number {
+    return this.ints[u * UNIT_INTS + 3];
+  }
+
+  /** Whether unit `u` continues the block of the unit before it. */
+  isPart(u: number): boolean {
+    return this.ints[u * UNIT_INTS + 6] !== 0;
+  }
+
   /** Unit `u` as an object. */
   at(u: number): Unit {
     const ints = this.ints;
@@ -1499,6 +1509,8 @@ function rankedFor(
 interface PickMemo {
   /** Section → the weight of its heading line and the gap after it. */
   headings: Map<number, number>;
+  /** Start of a table's header → the weight of the header and the gap after it. */
+  heads: Map<number, number>;
   /** Start of a range → its end and the local scores of its units (see `Picker.localScores`). */
   local: Map<number, { end: number; scores: Map<number, number> }>;
   /** The passage stage's candidates → their scores, and the best score, for `ranked`. */
@@ -1524,7 +1536,9 @@ class Picker {
     readonly shapes: readonly number[] = [],
   ) {
     let memo = pickMemos.get(ranking);
-    if (!memo) pickMemos.set(ranking, memo = { headings: new Map(), local: new Map() });
+    if (!memo) {
+      pickMemos.set(ranking, memo = { headings: new Map(), heads: new Map(), local: new Map() });
+    }
     this.#memo = memo;
   }
 
@@ -1653,6 +1667,20 @@ class Picker {
     return cost;
   }
 
+  /** The weight of the header unit `u` is shown under and the gap after it. */
+  #headWeight(u: number): number {
+    const start = this.index.units.headStart(u);
+    let w = this.#memo.heads.get(start);
+    if (w === undefined) {
+      const { head } = this.index.units.at(u);
+      this.#memo.heads.set(
+        start,
+        w = tokenWeight(this.doc.markdown.slice(head![0], head![1])) + GAP,
+      );
+    }
+    return w;
+  }
+
   /** The weight of section `s`'s heading line and the gap after it. */
   #headingWeight(s: number): number {
     let w = this.#memo.headings.get(s);
@@ -1666,10 +1694,11 @@ class Picker {
   }
 
   unitCost(u: number): number {
-    const unit = this.index.units.at(u);
-    let cost = unit.cost + GAP;
-    if (unit.head && !(unit.part && this.chosen.has(u - 1))) {
-      cost += tokenWeight(this.index.doc.markdown.slice(unit.head[0], unit.head[1])) + GAP;
+    // Read from the unit table (no unit object): this runs for every candidate tried.
+    const units = this.index.units;
+    let cost = units.cost(u) + GAP;
+    if (units.headStart(u) >= 0 && !(units.isPart(u) && this.chosen.has(u - 1))) {
+      cost += this.#headWeight(u);
     }
     // A gap before it costs a marker.
     if (!this.chosen.has(u - 1)) cost += MARKER_COST;
