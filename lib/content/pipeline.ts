@@ -29,7 +29,7 @@ import { convertDeadlineMs } from "../config.ts";
 import { ConversionDeadline, withinDeadline } from "../runtime/cancel.ts";
 import type { IndexParts } from "./workers/messages.ts";
 import { convertHtml, type HtmlOptions } from "./convert/html.ts";
-import { COLLECT_MIN_CHARS, PageHtml } from "./html/markdown.ts";
+import { COLLECT_MIN_CHARS, PageHtml } from "./html/page_html.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
 import { SearchIndex } from "./search/bm25.ts";
 import { currentProgress } from "../runtime/progress.ts";

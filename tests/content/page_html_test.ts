@@ -8,8 +8,17 @@
  */
 import assert from "node:assert/strict";
 import { convertHtml } from "../../lib/content/convert/html.ts";
-import { COLLECT_MIN_CHARS, htmlToMarkdown, PageHtml } from "../../lib/content/html/markdown.ts";
+import { htmlToMarkdown } from "../../lib/content/html/markdown.ts";
+import {
+  COLLECT_MIN_CHARS,
+  narrowed,
+  PageHtml,
+  widened,
+} from "../../lib/content/html/page_html.ts";
 import { ROOT_DIR } from "../support/process.ts";
+
+/** A character past Latin-1. */
+const PAST_LATIN1 = /[\u0100-\uffff]/;
 
 const URL = "https://example.test/spec";
 
@@ -76,11 +85,105 @@ Deno.test("page html: a selection keeping no text of a released page keeps every
   assert.ok(fromText.deselectedChars > 0);
 });
 
+/**
+ * Characters past Latin-1 in every place a page can hold them: text, attribute values the
+ * converter reads and ones it does not, tag and attribute names, raw text, comments, CDATA,
+ * character references next to them, white space JavaScript counts as such, an astral character, a
+ * lone surrogate, U+0001 and the C1 characters the escapes are written with.
+ */
+const WIDE_PARTS = (i: number) =>
+  `<section id="wide-→-${i}" class="ünï→ cls-${i % 7}"><h2 id="h→${i}">Part ${i} → ✓ 😀</h2>` +
+  `<p title="t→" data-x="y">Arrows → and ⇒, CJK 漢字, em\u2003space, ideographic\u3000space, ` +
+  `&amp→ &#65→ &not→ &notin; \u0001 and \u0090\u009f, a lone \ud800 surrogate.</p>` +
+  `<p><a href="/wiki/Ω-${i}" title="Ω">Ωmega link</a> <img alt="Ω → image 😀" src="x.png"> ` +
+  `<x-→ data-→="v">custom → element</x-→> <code>f(→)</code></p>` +
+  `<pre><code class="language-js">const s = "→ ✓";</code></pre>` +
+  `<table><tr><th>→</th><td>✓ 😀</td></tr></table>` +
+  `<xmp>raw → text</xmp><!-- a comment → --><svg><![CDATA[ → ]]></svg>` +
+  `<nav><script>var s = "→ 😀";</script><style>.a::after { content: "→"; }</style>nav →</nav>` +
+  `<textarea>text → area</textarea><ul><li>item →</li><li>ítem ✓</li></ul></section>\n`;
+
+function widePage(chars: number): string {
+  const parts: string[] = [];
+  for (let i = 0, length = 0; length < chars; i++) {
+    parts.push(WIDE_PARTS(i));
+    length += parts[i].length;
+  }
+  return `<html lang="en-→"><head><title>A → title ✓</title>` +
+    `<meta name="description" content="Description → ✓"></head><body><main>${
+      parts.join("")
+    }</main></body></html>`;
+}
+
+Deno.test("page html: a large page narrowed for its walk converts as the page itself does", () => {
+  const bytes = new TextEncoder().encode(widePage(COLLECT_MIN_CHARS + 1000));
+  // The page as decoded (its lone surrogate became U+FFFD on the way to bytes).
+  const html = new TextDecoder().decode(bytes);
+  const narrow = PageHtml.decode(bytes, "utf-8");
+  assert.equal(narrow.narrow, true);
+  assert.equal(narrow.length, html.length);
+  assert.ok(narrow.text.length > html.length);
+  assert.deepEqual(convertHtml(narrow, URL), convertHtml(html, URL));
+  const whole = PageHtml.decode(bytes, "utf-8");
+  assert.deepEqual(
+    convertHtml(whole, URL, { fullPage: true }),
+    convertHtml(html, URL, { fullPage: true }),
+  );
+  // A small page, or one all Latin-1, is left as decoded.
+  assert.equal(PageHtml.decode(new TextEncoder().encode(widePage(5_000)), "utf-8").narrow, false);
+  const latin1 = sections(COLLECT_MIN_CHARS + 1000).replace(
+    new RegExp(PAST_LATIN1.source, "g"),
+    "-",
+  );
+  assert.equal(PageHtml.decode(new TextEncoder().encode(latin1), "utf-8").narrow, false);
+});
+
+Deno.test("page html: narrowing and widening give back every string", () => {
+  const samples = [
+    "",
+    "plain",
+    "→",
+    "a→b✓c",
+    "😀",
+    "x😀y",
+    "\u0001",
+    "\u0001\u0090\u009f",
+    "\ud800",
+    "a\udc00b",
+    "\uffff\u0100\u00ff",
+    "→".repeat(50),
+  ];
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let n = 0; n < 300; n++) {
+    let s = "";
+    for (let k = 0; k < 20; k++) {
+      const r = random();
+      s += r < 0.5
+        ? String.fromCharCode(Math.floor(random() * 256))
+        : r < 0.9
+        ? String.fromCharCode(Math.floor(random() * 65536))
+        : String.fromCodePoint(0x10000 + Math.floor(random() * 0xfffff));
+    }
+    samples.push(s);
+  }
+  for (const s of samples) {
+    const narrow = narrowed(s);
+    if (narrow === undefined) {
+      assert.ok(!PAST_LATIN1.test(s));
+      continue;
+    }
+    assert.ok(!PAST_LATIN1.test(narrow), "narrowed to Latin-1");
+    assert.equal(widened(narrow), s);
+  }
+});
+
 // Run in a process of its own with the collector exposed: the heap as the selection starts (after
 // the walk, where a large page's source is let go and its garbage collected), once with the source
 // in a holder and once held by the caller too (which shows that the figure can tell).
 const PROBE = `
-import { htmlToMarkdown, PageHtml } from "${ROOT_DIR}/lib/content/html/markdown.ts";
+import { htmlToMarkdown } from "${ROOT_DIR}/lib/content/html/markdown.ts";
+import { PageHtml } from "${ROOT_DIR}/lib/content/html/page_html.ts";
 // Built anew each time, so that nothing of it outlives a figure but what a conversion keeps; as
 // bytes decoded, as a page read is (a string built by concatenation is cut differently).
 const text = () => {

@@ -10,7 +10,8 @@
 import type { DocumentInit } from "../document/document.ts";
 import { defaultFurniture } from "../extract/furniture.ts";
 import { selectMainContent } from "../extract/select.ts";
-import { htmlToMarkdown, type PageHtml } from "../html/markdown.ts";
+import { htmlToMarkdown } from "../html/markdown.ts";
+import type { PageHtml } from "../html/page_html.ts";
 
 /** Options of an HTML conversion. */
 export interface HtmlOptions {

@@ -28,6 +28,7 @@ import { type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
 import { AnchorList } from "./anchor_list.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
 import { collectBetweenStages } from "../../runtime/memory.ts";
+import { COLLECT_MIN_CHARS, type PageHtml, widening } from "./page_html.ts";
 
 /** Decides, per element, whether its whole subtree is page furniture. */
 export interface FurniturePolicy {
@@ -552,65 +553,10 @@ class Written {
 }
 
 /**
- * Characters of HTML from which a conversion collects its walk's garbage
- * before it goes on (see `collectBetweenStages` in runtime/memory.ts), and
- * lets go of a {@link PageHtml} once its walk has read it.
- */
-export const COLLECT_MIN_CHARS = 2 * 1024 * 1024;
-
-/**
- * A page's HTML, given to {@link htmlToMarkdown} by a holder it can empty.
- * A large page's source is the largest thing a conversion holds (31 MB for
- * WHATWG HTML's 15.6 MB, two bytes a character once one character is past
- * Latin-1), and nothing after the walk reads it: the conversion lets go of
- * it there (see {@link PageHtml.released}) when the walk wrote some text, so that
- * no reconversion of the whole page can be needed. A caller that passes a
- * holder keeps no other reference to the text, or letting go frees nothing.
- */
-export class PageHtml {
-  #text: string | undefined;
-  /** Characters of HTML. */
-  readonly length: number;
-
-  private constructor(text: string) {
-    this.#text = text;
-    this.length = text.length;
-  }
-
-  /** A holder of `text` (whose caller drops its own reference). */
-  static of(text: string): PageHtml {
-    return new PageHtml(text);
-  }
-
-  /** Decodes `bytes` into a holder, so no caller's frame holds the text. */
-  static decode(bytes: Uint8Array, encoding: string): PageHtml {
-    return new PageHtml(new TextDecoder(encoding, { ignoreBOM: false }).decode(bytes));
-  }
-
-  /** The HTML; a conversion that let go of it has no need of it again. */
-  get text(): string {
-    if (this.#text === undefined) {
-      throw new Error("the page's HTML was let go after its conversion");
-    }
-    return this.#text;
-  }
-
-  /** Whether a conversion let go of the text. */
-  get released(): boolean {
-    return this.#text === undefined;
-  }
-
-  /** Lets go of the text. */
-  release(): void {
-    this.#text = undefined;
-  }
-}
-
-/**
  * `s` as a string of its own. V8 keeps a substring of 13 characters or more
  * as a view into the string it was cut from, so one id or class name kept
  * from the page's source would keep all of the source alive after its walk
- * (see {@link PageHtml}); a concatenation, once read, is written out anew.
+ * (see `PageHtml`); a concatenation, once read, is written out anew.
  */
 function detached(s: string): string {
   return s.length < 13 ? s : (" " + s).slice(1);
@@ -1444,7 +1390,14 @@ export function htmlToMarkdown(
     );
   }
 
-  walkHtml(html, handler, new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]));
+  const narrow = typeof page !== "string" && page.narrow;
+  // The string the narrowed source was made from is garbage the walk would otherwise carry.
+  if (narrow) collectBetweenStages();
+  walkHtml(
+    html,
+    narrow ? widening(handler) : handler,
+    new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]),
+  );
   // A conversion given up stops between its stages too (the walk checks as it goes).
   checkCancelled();
   flushParagraph();

@@ -20,7 +20,7 @@ import {
   tokensFromFeatures,
 } from "../document/document.ts";
 import { convertHtml } from "../convert/html.ts";
-import { PageHtml } from "../html/markdown.ts";
+import { PageHtml } from "../html/page_html.ts";
 import type {
   Converted,
   ConvertJob,
