@@ -33,12 +33,7 @@ import { COLLECT_MIN_CHARS, PageHtml } from "./html/page_html.ts";
 import { adoptQueryIndex, hasQueryIndex, QueryIndex } from "./question/extract.ts";
 import { SearchIndex } from "./search/bm25.ts";
 import { currentProgress } from "../runtime/progress.ts";
-import {
-  collectBetweenStages,
-  freeArrays,
-  prepareCollector,
-  wholeBuffer,
-} from "../runtime/memory.ts";
+import { freeArrays, prepareCollector, wholeBuffer } from "../runtime/memory.ts";
 import { ContentError } from "../errors.ts";
 
 /** The types accepted, for messages. */
@@ -352,10 +347,6 @@ export async function htmlDocumentOffThread(
   const doc = converted
     ? adopt(converted)
     : convertHere(pageText(source, size >= WORKER_MIN_CHARS), url, options);
-  // Once the Document stands, the page's HTML and what the conversion left are garbage: collected
-  // now, before the answer grows past them (loading the tokenizer's tables for an exact count
-  // lifted the one-shot `fetch` on WHATWG HTML from the conversion's peak, 221 MiB, to 270).
-  if (!converted && size >= COLLECT_MIN_CHARS) collectBetweenStages();
   progress?.report("convert", 1, 1, `converted: ${doc.sections.length} sections`);
   return doc;
 }
