@@ -96,18 +96,25 @@ Deno.test("answer shapes: the nouns a 'how ...' question measures by", () => {
   assert.deepEqual(dimensionWords("how do I make a list count down"), []);
 });
 
-Deno.test("answer shapes: the shapes kept with the page give the answers a fresh page gives, in any order", async () => {
+/** The lamp specification (a page of answer shapes), converted anew at each call. */
+async function lampPage(): Promise<() => ReturnType<typeof htmlDocument>> {
   const html = await Deno.readTextFile(
     new URL("../../../fixtures/pages/answer_shape_spec.html", import.meta.url),
   );
-  const page = () => htmlDocument(html, "https://example.org/lamp.html");
-  const questions = [
-    "what colour is a lamp if I don't set one",
-    "how many wicks fit in a lamp",
-    "why does the keeper trim the wick",
-    "what error does lighting a wet wick throw",
-    "how many lamps are lit by default, and why",
-  ];
+  return () => htmlDocument(html, "https://example.org/lamp.html");
+}
+
+/** Questions over the lamp specification, each answered by another shape. */
+const LAMP_QUESTIONS = [
+  "what colour is a lamp if I don't set one",
+  "how many wicks fit in a lamp",
+  "why does the keeper trim the wick",
+  "what error does lighting a wet wick throw",
+];
+
+Deno.test("answer shapes: the shapes kept with the page give the answers a fresh page gives, in any order", async () => {
+  const page = await lampPage();
+  const questions = [...LAMP_QUESTIONS, "how many lamps are lit by default, and why"];
   const kept = page();
   // Each question on a page of its own, then all of them on one page, twice, in two orders.
   const fresh = questions.map((q) => extractForQuery(page(), q, 150).text);
@@ -119,16 +126,8 @@ Deno.test("answer shapes: the shapes kept with the page give the answers a fresh
 });
 
 Deno.test("answer shapes: the shapes worked out in the background give the answers a fresh page gives", async () => {
-  const html = await Deno.readTextFile(
-    new URL("../../../fixtures/pages/answer_shape_spec.html", import.meta.url),
-  );
-  const page = () => htmlDocument(html, "https://example.org/lamp.html");
-  const questions = [
-    "what colour is a lamp if I don't set one",
-    "how many wicks fit in a lamp",
-    "why does the keeper trim the wick",
-    "what error does lighting a wet wick throw",
-  ];
+  const page = await lampPage();
+  const questions = LAMP_QUESTIONS;
   const fresh = questions.map((q) => extractForQuery(page(), q, 150).text);
   const kept = page();
   // A question makes the page's index and shapes; every unit is then shaped between requests.
