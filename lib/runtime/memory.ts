@@ -204,6 +204,20 @@ export function reclaimMemory(
 }
 
 /**
+ * A copy of `array`, `length` long: its values first, zeros after. What a
+ * table kept in typed arrays does when it fills (the old array is left to
+ * the collector, or to {@link freeArrays}).
+ */
+export function grown<T extends Int32Array | Uint32Array | Uint8Array>(
+  array: T,
+  length: number,
+): T {
+  const copy = new (array.constructor as new (length: number) => T)(length);
+  copy.set(array);
+  return copy;
+}
+
+/**
  * Gives back at once the memory of typed arrays nothing will read again:
  * each buffer is detached (`ArrayBuffer.prototype.transfer(0)`), which frees
  * its backing store now instead of at the next full collection, when V8 has

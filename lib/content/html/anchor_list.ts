@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { grown } from "../../runtime/memory.ts";
 
 /**
  * Slots visited per id, over the page, before a Map takes over (with the
@@ -55,13 +56,8 @@ export class AnchorList implements ReadonlyMap<string, number> {
     if (this.#find(id) >= 0) return;
     const k = this.#ids.length;
     if (k === this.#offsets.length) {
-      const grow = (a: Int32Array) => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.#offsets = grow(this.#offsets);
-      this.#hashes = grow(this.#hashes);
+      this.#offsets = grown(this.#offsets, k * 2);
+      this.#hashes = grown(this.#hashes, k * 2);
     }
     this.#ids.push(id);
     this.#offsets[k] = offset;

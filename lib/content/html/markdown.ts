@@ -27,7 +27,7 @@
 import { type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
 import { AnchorList } from "./anchor_list.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
-import { collectBetweenStages } from "../../runtime/memory.ts";
+import { collectBetweenStages, grown } from "../../runtime/memory.ts";
 import { COLLECT_MIN_CHARS, type PageHtml, widening } from "./page_html.ts";
 
 /** Decides, per element, whether its whole subtree is page furniture. */
@@ -603,14 +603,9 @@ export function htmlToMarkdown(
   const frameTag: string[] = [];
   const frameAttrs: Record<string, string>[] = [];
   const growFrames = () => {
-    const grow = (a: Int32Array) => {
-      const b = new Int32Array(a.length * 2);
-      b.set(a);
-      return b;
-    };
-    frameFlags = grow(frameFlags);
-    frameEid = grow(frameEid);
-    frameOrdinal = grow(frameOrdinal);
+    frameFlags = grown(frameFlags, frames * 2);
+    frameEid = grown(frameEid, frames * 2);
+    frameOrdinal = grown(frameOrdinal, frames * 2);
   };
   let paragraph = new Inline();
   let skipDepth = 0;
@@ -654,16 +649,11 @@ export function htmlToMarkdown(
   let elCount = 0;
   const growElements = () => {
     capacity *= 2;
-    const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-      const b = make(capacity);
-      b.set(a);
-      return b;
-    };
-    elParent = grow(elParent, (n) => new Int32Array(n));
-    elText = grow(elText, (n) => new Int32Array(n));
-    elLinks = grow(elLinks, (n) => new Int32Array(n));
-    elLead = grow(elLead, (n) => new Uint8Array(n));
-    elBlock = grow(elBlock, (n) => new Int32Array(n));
+    elParent = grown(elParent, capacity);
+    elText = grown(elText, capacity);
+    elLinks = grown(elLinks, capacity);
+    elLead = grown(elLead, capacity);
+    elBlock = grown(elBlock, capacity);
   };
   const blocks: BlockRecord[] = [];
   let current = -1; // innermost open element

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { freeArrays } from "../../runtime/memory.ts";
+import { freeArrays, grown } from "../../runtime/memory.ts";
 
 /**
  * Numbers in pairs in one typed array grown by half as it fills: the
@@ -23,10 +23,9 @@ class Pairs {
   /** Appends `a` and `b`. */
   push(a: number, b: number): void {
     if (this.length + 2 > this.array.length) {
-      const grown = new Uint32Array(Math.ceil(this.array.length * 1.5) + 2);
-      grown.set(this.array);
-      freeArrays([this.array]);
-      this.array = grown;
+      const old = this.array;
+      this.array = grown(old, Math.ceil(old.length * 1.5) + 2);
+      freeArrays([old]);
     }
     this.array[this.length++] = a;
     this.array[this.length++] = b;
@@ -76,9 +75,7 @@ export class TermPairs {
   /** Notes term `id`: one seen before, or the next new id. */
   see(id: number): void {
     if (id === this.vocabulary && ++this.vocabulary > this.#held.length) {
-      const grown = new Uint32Array(this.#held.length * 2);
-      grown.set(this.#held);
-      this.#held = grown;
+      this.#held = grown(this.#held, this.#held.length * 2);
     }
   }
 

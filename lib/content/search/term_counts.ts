@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { grown } from "../../runtime/memory.ts";
 
 /** Term frequencies of the text being counted. */
 export class TermCounts {
@@ -17,9 +18,7 @@ export class TermCounts {
   /** Counts one occurrence of term `id` (term numbers are dense, from 0). */
   add(id: number): void {
     if (id >= this.#counts.length) {
-      const grown = new Uint32Array(Math.max(this.#counts.length * 2, id + 1));
-      grown.set(this.#counts);
-      this.#counts = grown;
+      this.#counts = grown(this.#counts, Math.max(this.#counts.length * 2, id + 1));
     }
     if (this.#counts[id]++ === 0) this.#touched.push(id);
     this.length++;
