@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
+import { bitsByName, type HtmlHandler, VOID, walkHtml } from "./tokenizer.ts";
 import { AnchorList } from "./anchor_list.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
 import { collectBetweenStages, grown } from "../../runtime/memory.ts";
@@ -274,21 +274,14 @@ const TAG_SECTIONING = 4;
 const TAG_LAYOUT = 8;
 const TAG_VOID = 16;
 const TAG_LEVEL_SHIFT = 5;
-const TAG_KIND = new Map<string, number>();
-for (
-  const [names, bit] of [
-    [SKIP, TAG_SKIP],
-    [INLINE, TAG_INLINE],
-    [SECTIONING, TAG_SECTIONING],
-    [LAYOUT_SIGNAL, TAG_LAYOUT],
-    [VOID, TAG_VOID],
-  ] as const
-) {
-  for (const name of names) TAG_KIND.set(name, (TAG_KIND.get(name) ?? 0) | bit);
-}
-for (let level = 1; level <= 6; level++) {
-  TAG_KIND.set(`h${level}`, (TAG_KIND.get(`h${level}`) ?? 0) | (level << TAG_LEVEL_SHIFT));
-}
+const TAG_KIND = bitsByName([
+  [SKIP, TAG_SKIP],
+  [INLINE, TAG_INLINE],
+  [SECTIONING, TAG_SECTIONING],
+  [LAYOUT_SIGNAL, TAG_LAYOUT],
+  [VOID, TAG_VOID],
+  ...[1, 2, 3, 4, 5, 6].map((level) => [[`h${level}`], level << TAG_LEVEL_SHIFT] as const),
+]);
 
 const UNSAFE_URL = /[()\s<>]/;
 const APP_ROOTS = new Set([

@@ -938,6 +938,20 @@ const TABLE_START = new Set([
 ]);
 
 /**
+ * Each name's bits: the bit of every group of names it is in, so that one
+ * lookup answers what a test of each group would.
+ */
+export function bitsByName(
+  groups: readonly (readonly [Iterable<string>, number])[],
+): Map<string, number> {
+  const bits = new Map<string, number>();
+  for (const [names, bit] of groups) {
+    for (const name of names) bits.set(name, (bits.get(name) ?? 0) | bit);
+  }
+  return bits;
+}
+
+/**
  * What the tree rules ask of every tag, by name, as bits (`K_*`): one lookup
  * per start or end tag where the sets above took ten (a large page has
  * hundreds of thousands of tags). The sets of rarer paths are asked directly.
@@ -957,26 +971,21 @@ const K_TABLE_PARTS = 512;
 const K_FORMATTING = 1024;
 /** A start tag with an {@link IMPLIED} rule. */
 const K_IMPLIED = 2048;
-const TREE_KIND = new Map<string, number>();
-for (
-  const [names, bit] of [
-    [VOID, K_VOID],
-    [RAW_TEXT, K_RAW],
-    [ESCAPABLE_RAW, K_RAW],
-    [CLOSES_P, K_CLOSES_P],
-    [HEADINGS, K_HEADING],
-    [SCOPE, K_SCOPE],
-    [SPECIAL, K_SPECIAL],
-    [TABLE_CONTEXT, K_TABLE_CONTEXT],
-    [["td", "th", "caption", "template"], K_CELL],
-    [SCOPED_END, K_SCOPED_END],
-    [TABLE_PARTS, K_TABLE_PARTS],
-    [FORMATTING, K_FORMATTING],
-    [IMPLIED_MAP.keys(), K_IMPLIED],
-  ] as const
-) {
-  for (const name of names) TREE_KIND.set(name, (TREE_KIND.get(name) ?? 0) | bit);
-}
+const TREE_KIND = bitsByName([
+  [VOID, K_VOID],
+  [RAW_TEXT, K_RAW],
+  [ESCAPABLE_RAW, K_RAW],
+  [CLOSES_P, K_CLOSES_P],
+  [HEADINGS, K_HEADING],
+  [SCOPE, K_SCOPE],
+  [SPECIAL, K_SPECIAL],
+  [TABLE_CONTEXT, K_TABLE_CONTEXT],
+  [["td", "th", "caption", "template"], K_CELL],
+  [SCOPED_END, K_SCOPED_END],
+  [TABLE_PARTS, K_TABLE_PARTS],
+  [FORMATTING, K_FORMATTING],
+  [IMPLIED_MAP.keys(), K_IMPLIED],
+]);
 const kindOf = (name: string): number => TREE_KIND.get(name) ?? 0;
 
 // Attributes the tree builder itself reads.
