@@ -22,8 +22,7 @@
 import type { Document } from "../content/document/document.ts";
 import { countSlicesLater } from "../content/document/views.ts";
 import { shapeUnitsLater } from "../content/question/extract.ts";
-import { tokenizerLoaded, tokenizerReady } from "../content/tokens/count.ts";
-import { collectBetweenStages } from "../runtime/memory.ts";
+import { tokenizerReady } from "../content/tokens/count.ts";
 import { ContentError, ToolError } from "../errors.ts";
 import type { RenderInfo, RenderLoadOptions } from "../render/document.ts";
 import {
@@ -212,14 +211,7 @@ export async function readPage(
   if (doc.markdown.trim() === "" && options.empty !== "keep") refuseEmpty(doc, url, options);
   // Budgets hold in real tokens: views count what they return with the tokenizer (an outline
   // shows estimates, and its face loads the tables when its answer may reach the cap).
-  if (kind !== "outline" && !tokenizerLoaded()) {
-    // The tables (about 70 MB) load after the page: what a large page converted on this thread
-    // left is collected first, so that they fill its space rather than lift the peak (the
-    // one-shot fetch of WHATWG HTML went from the conversion's 221 MiB to 270). No collection
-    // runs where no large page converted here (the collector is loaded for one).
-    collectBetweenStages();
-    await tokenizerReady();
-  }
+  if (kind !== "outline") await tokenizerReady();
   return {
     url,
     doc,
