@@ -3,12 +3,12 @@
  * first one wins), in page order, with its Markdown offset.
  *
  * Not a Map, which hashes every id in full: WHATWG HTML has 70,000 ids of
- * 40 characters on average, each a slice of the page that V8 reads at a
- * few nanoseconds a character, and hashing them took tens of milliseconds
- * of its conversion. Here an id is hashed by its length and twelve of its
- * characters, and compared whole only with an id that agrees on those. When the lookups take too many steps (a page built so
- * that its ids collide), a Map tells them apart from then on, so no page
- * makes it quadratic.
+ * 40 characters on average, which V8 reads at a few nanoseconds a
+ * character, and hashing them took tens of milliseconds of its conversion.
+ * Here an id is hashed by its length and twelve of its characters, and
+ * compared whole only with an id that agrees on those. When the lookups
+ * take too many steps (a page built so that its ids collide), a Map tells
+ * them apart from then on, so no page makes it quadratic.
  *
  * It reads like a `ReadonlyMap`; the Document turns it into its
  * `AnchorTable` from the two lists, without a pass over pairs.
