@@ -178,6 +178,64 @@ Deno.test("page html: narrowing and widening give back every string", () => {
   }
 });
 
+Deno.test("page html: UTF-8 bytes narrowed as they are decoded give what narrowing the text gives", () => {
+  // A large page of ASCII with the bytes of one case in the middle (and at its end): the text a
+  // holder gets must be the decoded text narrowed, byte order marks and bad bytes included.
+  const filler = new TextEncoder().encode("<p>words</p>\n".repeat(COLLECT_MIN_CHARS / 13 + 10));
+  const cases: [string, number[]][] = [
+    ["Latin-1 only", [0xc3, 0xa9, 0xc2, 0xa0]],
+    ["U+0100", [0xc4, 0x80]],
+    ["U+07FF", [0xdf, 0xbf]],
+    ["U+0800", [0xe0, 0xa0, 0x80]],
+    ["U+D7FF and U+E000", [0xed, 0x9f, 0xbf, 0xee, 0x80, 0x80]],
+    ["U+FEFF inside", [0xef, 0xbb, 0xbf]],
+    ["U+FFFF", [0xef, 0xbf, 0xbf]],
+    ["U+10000 and U+10FFFF", [0xf0, 0x90, 0x80, 0x80, 0xf4, 0x8f, 0xbf, 0xbf]],
+    ["U+0001 and a wide one", [0x01, 0xe2, 0x86, 0x92, 0x01]],
+    ["U+0001 alone", [0x01]],
+    ["U+0090-U+009F", [0xc2, 0x90, 0xc2, 0x9f, 0xe2, 0x86, 0x92]],
+    ["a lone continuation", [0x80, 0xe2, 0x86, 0x92]],
+    ["an overlong two-byte form", [0xc0, 0x80]],
+    ["an overlong three-byte form", [0xe0, 0x80, 0x80]],
+    ["an overlong four-byte form", [0xf0, 0x80, 0x80, 0x80]],
+    ["a surrogate", [0xed, 0xa0, 0x80]],
+    ["past U+10FFFF", [0xf4, 0x90, 0x80, 0x80, 0xf5, 0x80]],
+    ["a cut sequence", [0xe2, 0x86, 0x3c]],
+  ];
+  const decoder = new TextDecoder();
+  const expect = (bytes: Uint8Array, what: string) => {
+    const text = decoder.decode(bytes);
+    const narrow = narrowed(text);
+    const page = PageHtml.decode(bytes, "utf-8");
+    assert.equal(page.narrow, narrow !== undefined, what);
+    assert.equal(page.length, text.length, what);
+    assert.ok(page.text === (narrow ?? text), what);
+  };
+  for (const [what, middle] of cases) {
+    const tail = new TextEncoder().encode("<p>end</p>");
+    const bytes = new Uint8Array(filler.length + middle.length + tail.length);
+    bytes.set(filler);
+    bytes.set(middle, filler.length);
+    bytes.set(tail, filler.length + middle.length);
+    expect(bytes, what);
+    // At the very end, where a sequence may be cut short.
+    for (let cut = 1; cut <= middle.length; cut++) {
+      const end = new Uint8Array(filler.length + cut);
+      end.set(filler);
+      end.set(middle.slice(0, cut), filler.length);
+      expect(end, `${what}, its first ${cut} bytes at the end`);
+    }
+    // After a byte order mark, which decoding drops, and after two.
+    for (const marks of [1, 2]) {
+      const bom = new Uint8Array(3 * marks + middle.length + filler.length);
+      for (let m = 0; m < marks; m++) bom.set([0xef, 0xbb, 0xbf], 3 * m);
+      bom.set(middle, 3 * marks);
+      bom.set(filler, 3 * marks + middle.length);
+      expect(bom, `${what} after ${marks} byte order mark(s)`);
+    }
+  }
+});
+
 // Run in a process of its own with the collector exposed: the heap as the selection starts (after
 // the walk, where a large page's source is let go and its garbage collected), once with the source
 // in a holder and once held by the caller too (which shows that the figure can tell).
