@@ -234,6 +234,17 @@ Deno.test("page html: UTF-8 bytes narrowed as they are decoded give what narrowi
       expect(bom, `${what} after ${marks} byte order mark(s)`);
     }
   }
+  // Only a page narrowed after decoding leaves a copy at two bytes a character behind (which the
+  // conversion collects before its walk).
+  const page = (middle: number[]) => {
+    const bytes = new Uint8Array(filler.length + middle.length);
+    bytes.set(filler);
+    bytes.set(middle, filler.length);
+    return PageHtml.decode(bytes, "utf-8");
+  };
+  assert.equal(page([0xe2, 0x86, 0x92]).leftWide, false);
+  assert.equal(page([0x80, 0xe2, 0x86, 0x92]).leftWide, true);
+  assert.equal(page([0x80, 0xe2, 0x86, 0x92]).narrow, true);
 });
 
 // Run in a process of its own with the collector exposed: the heap as the selection starts (after

@@ -1375,7 +1375,7 @@ export function htmlToMarkdown(
 
   const narrow = typeof page !== "string" && page.narrow;
   // The string the narrowed source was made from is garbage the walk would otherwise carry.
-  if (narrow) collectBetweenStages();
+  if (typeof page !== "string" && page.leftWide) collectBetweenStages();
   walkHtml(
     html,
     narrow ? widening(handler) : handler,

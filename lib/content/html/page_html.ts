@@ -243,11 +243,18 @@ export class PageHtml {
   readonly length: number;
   /** Whether the text is {@link narrowed}: what its walk reports needs {@link widening}. */
   readonly narrow: boolean;
+  /**
+   * Whether narrowing left the page's decoded text, at two bytes a
+   * character, as garbage (the text was narrowed after decoding, not as its
+   * bytes were decoded).
+   */
+  readonly leftWide: boolean;
 
-  private constructor(text: string, length: number, narrow: boolean) {
+  private constructor(text: string, length: number, narrow: boolean, leftWide = false) {
     this.#text = text;
     this.length = length;
     this.narrow = narrow;
+    this.leftWide = leftWide;
   }
 
   /** A holder of `text` (whose caller drops its own reference). */
@@ -269,7 +276,7 @@ export class PageHtml {
     const narrow = text.length >= COLLECT_MIN_CHARS ? narrowed(text) : undefined;
     return narrow === undefined
       ? new PageHtml(text, text.length, false)
-      : new PageHtml(narrow, text.length, true);
+      : new PageHtml(narrow, text.length, true, true);
   }
 
   /** The HTML (narrowed if {@link narrow}); a conversion that let go of it needs it no more. */
