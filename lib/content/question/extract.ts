@@ -57,6 +57,7 @@
  */
 import { RESPONSE_TOKEN_CAP } from "../../config.ts";
 import { checkCancelled } from "../../runtime/cancel.ts";
+import { matchesOf } from "../../runtime/matches.ts";
 import { TermCounts } from "../search/term_counts.ts";
 import { type Document, indexBuilds } from "../document/document.ts";
 import { asksForCode, isStopWord, joinedTerms, questionTerms, scanTerms, stem } from "./terms.ts";
@@ -727,7 +728,7 @@ export class QueryIndex {
     const text = md.slice(start, end);
     const pieces: [number, number][] = [];
     let from = 0;
-    for (const m of text.matchAll(SENTENCE_END)) {
+    for (const m of matchesOf(SENTENCE_END, text)) {
       const cut = m.index! + m[1].length;
       if (tokenWeight(text.slice(from, cut)) >= PIECE_TOKENS) {
         pieces.push([from, cut]);

@@ -14,6 +14,7 @@
  * @module
  */
 import { grams, scan } from "../search/words.ts";
+import { matchesOf } from "../../runtime/matches.ts";
 
 /** Function words that carry no topic (English). */
 const STOP_WORDS = new Set(
@@ -113,7 +114,7 @@ export function questionTerms(question: string): QuestionTerms {
   const content: string[] = [];
   // Words inside identifiers (`Array.prototype.at`, `os.path`, `max-width`) are never function words.
   const code = new Set<string>();
-  for (const m of question.matchAll(IDENTIFIER)) scan(m[0], (w) => code.add(w));
+  for (const m of matchesOf(IDENTIFIER, question)) scan(m[0], (w) => code.add(w));
   scan(question, (w) => {
     all.push(w);
     if (!STOP_WORDS.has(w) || code.has(w)) content.push(stem(w));
@@ -140,7 +141,7 @@ const JOINED = /(?<![\p{L}\p{N}_-])(\p{L}{1,12})-(\d{1,6})(?![\p{L}\p{N}_]|-\p{N
  */
 export function joinedTerms(text: string, onTerm: (term: string) => void): void {
   if (!text.includes("-")) return;
-  for (const m of text.matchAll(JOINED)) onTerm((m[1] + m[2]).toLowerCase());
+  for (const m of matchesOf(JOINED, text)) onTerm((m[1] + m[2]).toLowerCase());
 }
 
 /** Calls `onTerm` with the stem of every word of `text` (and the grams of unspaced runs). */

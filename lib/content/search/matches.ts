@@ -10,6 +10,7 @@
  */
 import { parseQuery, type QueryNode } from "./query.ts";
 import { boundedDistance } from "./bm25.ts";
+import { matchesOf } from "../../runtime/matches.ts";
 
 /** One place a query term matches. */
 export interface Match {
@@ -34,10 +35,13 @@ function leaves(node: QueryNode, out: Leaf[]): Leaf[] {
   return out;
 }
 
+/** A word: letters, marks and digits. */
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+
 /** Words of `text` (letters, marks and digits) with their offsets, lowercased. */
 function wordsOf(text: string): { word: string; start: number; end: number }[] {
   const out: { word: string; start: number; end: number }[] = [];
-  for (const m of text.matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
+  for (const m of matchesOf(WORD, text)) {
     out.push({ word: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length });
   }
   return out;

@@ -18,6 +18,7 @@
  * @module
  */
 import { collectBetweenStages } from "../../runtime/memory.ts";
+import { matchesOf } from "../../runtime/matches.ts";
 
 // Feature slots counted by one pass over the text. A run is a maximal
 // stretch of one class; each slot has a weight in WEIGHTS.
@@ -401,10 +402,34 @@ export function tokenizerReady(): Promise<void> {
   if (!loading) collectBetweenStages();
   loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
     m.setMergeCacheSize(MERGE_CACHE_WORDS);
+    keepSplitCompiled(m.default);
     encoding = { encode: m.encode, decode: m.decode };
     return encoding;
   });
   return loading.then(() => {});
+}
+
+/**
+ * Makes the encoder's pre-tokenizer read its matches with a regular
+ * expression kept alive ({@link matchesOf}) when the encoding is what
+ * gpt-tokenizer 4 builds (otherwise leaves it as it is): every call of the
+ * encoder runs `text.matchAll(pattern)`, whose copy of o200k's pattern is
+ * compiled anew after the collections of an idle server, 5-8 ms of the next
+ * answer's count.
+ */
+function keepSplitCompiled(api: unknown): void {
+  const core = (api as { bytePairEncodingCoreProcessor?: { tokenSplitRegex?: unknown } })
+    ?.bytePairEncodingCoreProcessor;
+  const pattern = core?.tokenSplitRegex;
+  if (!(pattern instanceof RegExp) || !pattern.global || Object.hasOwn(pattern, Symbol.matchAll)) {
+    return;
+  }
+  const kept = new RegExp(pattern.source, pattern.flags);
+  Object.defineProperty(pattern, Symbol.matchAll, {
+    value(this: RegExp, text: string) {
+      return matchesOf(kept, String(text), this.lastIndex);
+    },
+  });
 }
 
 /** Whether the o200k tables are loaded (the exact count is then synchronous). */
