@@ -13,6 +13,16 @@
  * builds the question index) and p50 / p95 / max of the rest. Needs
  * PARKOUR_SHARED_DIR (the shared captures).
  *
+ * `--collect` runs a full collection (the checkout's `collectNow`, Deno's
+ * run-time collector) before each timed question, untimed: what a server
+ * does between an agent's follow-ups when it goes idle (V8's memory reducer,
+ * the page cache's reclaim), and what cold code and caches it leaves the
+ * next answer.
+ *
+ * ```sh
+ * deno run -A bench/question_latency.ts --collect [--root DIR]
+ * ```
+ *
  * `--cold N` measures a cold page through the MCP surface instead: a server
  * (`main.ts serve --http`, started from the checkout so its conversion
  * workers load) reads WHATWG from a local upstream under a new URL each
@@ -41,6 +51,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     root: { type: "string", default: ROOT_DIR },
     cold: { type: "string" },
+    collect: { type: "boolean", default: false },
   },
 });
 const root = values.root!;
@@ -67,6 +78,7 @@ const { ToolRegistry, toolContext } = await import(`${root}/lib/tools/registry.t
 const { TOOLS } = await import(`${root}/lib/tools/catalog.ts`);
 const { cacheKey, pageCache } = await import(`${root}/lib/sources/router.ts`);
 const { envelopeReady } = await import(`${root}/lib/envelope/frontmatter.ts`);
+const { collectNow } = await import(`${root}/lib/runtime/memory.ts`);
 
 await envelopeReady();
 const raw = await gunzipFile(`${shared}/fixtures/real/${values.page}.html.gz`);
@@ -82,6 +94,7 @@ const questions = (JSON.parse(
 ) as { page: string; question: string }[]).filter((q) => q.page === `real:${values.page}`);
 
 const ask = async (question: string) => {
+  if (values.collect) await collectNow();
   const t = performance.now();
   const result = await runIncisive({ url, query: question }, ctx);
   if (result.isError) throw new Error(result.content[0].text);
@@ -95,8 +108,8 @@ for (let r = 0; r < Number(values.rounds); r++) {
 times.sort((a, b) => a - b);
 const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))];
 console.log(
-  `${values.page} (${
-    root === ROOT_DIR ? "this checkout" : root
+  `${values.page} (${root === ROOT_DIR ? "this checkout" : root}${
+    values.collect ? ", a full collection before each" : ""
   }): ${questions.length} questions × ${values.rounds}; first ${
     first.toFixed(0)
   } ms (builds the index); then p50 ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, max ${
