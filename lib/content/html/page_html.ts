@@ -14,7 +14,9 @@
  * to the tokenizer, no case and are no white space to anyone: a narrowed
  * page tokenizes as the original does, character references and all, and
  * each name, attribute value and text it reports is widened back before the
- * converter sees it.
+ * converter sees it. A page of well-formed UTF-8 is narrowed in its bytes,
+ * as it is decoded, so it is never held at two bytes a character at all;
+ * other encodings and bad bytes are narrowed after decoding.
  *
  * @module
  */
