@@ -31,7 +31,7 @@
  * @module
  */
 import type { BlockRecord, ElementTable } from "../html/markdown.ts";
-import { endsSentence, hasWideText, textWidth, wordCount } from "./width.ts";
+import { endsSentence, nextWide, textWidth, wordCount } from "./width.ts";
 
 /** Weight of a word of furniture against a word of prose. */
 export const FURNITURE_WEIGHT = 0.6;
@@ -749,20 +749,28 @@ function measured(
   el: ElementTable,
   markdown: string,
 ): { blocks: readonly BlockRecord[]; el: ElementTable } {
-  let wide = false;
-  for (let i = 0; i < blocks.length && !wide; i++) {
-    wide = hasWideText(markdown, blocks[i].start, blocks[i].end);
+  // Only a block holding a wide character can measure wider than its length
+  // (the others are left as they are): those are found by one scan of the
+  // Markdown, in step with the blocks (which follow each other in it), and
+  // only they are measured. A specification has a few among forty thousand.
+  const wide: number[] = [];
+  for (let i = 0, at = nextWide(markdown); i < blocks.length && at >= 0; i++) {
+    const b = blocks[i];
+    if (at < b.start) at = nextWide(markdown, b.start);
+    if (at >= 0 && at < b.end && b.text > 0) wide.push(i);
   }
-  if (!wide) return { blocks, el };
+  if (wide.length === 0) return { blocks, el };
   const n = el.parent.length;
   const extra = new Float64Array(n);
-  const scaled = blocks.map((b) => {
-    const more = b.text === 0 ? 0 : textWidth(markdown, b.start, b.end) - (b.end - b.start);
-    if (more <= 0) return b;
+  const scaled = blocks.slice();
+  for (const i of wide) {
+    const b = blocks[i];
+    const more = textWidth(markdown, b.start, b.end) - (b.end - b.start);
+    if (more <= 0) continue;
     if (b.owner >= 0) extra[b.owner] += more;
     const text = b.text + more;
-    return { ...b, text, links: b.links * (text / b.text) };
-  });
+    scaled[i] = { ...b, text, links: b.links * (text / b.text) };
+  }
   addUp(extra, el.parent);
   const text = new Int32Array(n);
   const links = new Int32Array(n);

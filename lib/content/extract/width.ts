@@ -66,13 +66,39 @@ function unspaced(c: number): boolean {
     (c >= 0xd840 && c < 0xd8c0) || (c >= 0xff66 && c < 0xffa0);
 }
 
-/** Whether `text` has any character wider than a Latin one (a quick test before measuring). */
-export function hasWideText(text: string, start = 0, end = text.length): boolean {
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x1100 && widthOf(c) !== 1) return true;
+/**
+ * Every character wider than a Latin one, as one character class built from
+ * {@link widthOf} (so the two cannot disagree): the regular expression
+ * engine finds a page's few wide characters in a scan of its Markdown many
+ * times faster than a loop over every character, and before the loop's code
+ * is compiled (a one-shot command) faster still.
+ */
+const WIDE = wideCharacters();
+
+function wideCharacters(): RegExp {
+  const hex = (c: number) => `\\u${c.toString(16).padStart(4, "0")}`;
+  let ranges = "";
+  let from = -1;
+  for (let c = 0x1100; c <= 0x10000; c++) {
+    const wide = c < 0x10000 && widthOf(c) !== 1;
+    if (wide && from < 0) from = c;
+    if (!wide && from >= 0) {
+      ranges += `${hex(from)}-${hex(c - 1)}`;
+      from = -1;
+    }
   }
-  return false;
+  // Without the `u` flag the class and the text are both UTF-16 code units,
+  // as `widthOf` reads them (astral Han by its high surrogate).
+  return new RegExp(`[${ranges}]`, "g");
+}
+
+/**
+ * Offset of the first character of `text` at or after `from` that is wider
+ * than a Latin one, or -1 when there is none.
+ */
+export function nextWide(text: string, from = 0): number {
+  WIDE.lastIndex = from;
+  return WIDE.test(text) ? WIDE.lastIndex - 1 : -1;
 }
 
 /** Latin-equivalent characters of `text[start, end)` (see the module notes). */
