@@ -32,6 +32,7 @@
  */
 import type { BlockRecord, ElementTable } from "../html/markdown.ts";
 import { endsSentence, nextWide, textWidth, wordCount } from "./width.ts";
+import { plainText } from "./plain_text.ts";
 
 /** Weight of a word of furniture against a word of prose. */
 export const FURNITURE_WEIGHT = 0.6;
@@ -368,7 +369,7 @@ const PHOTO_CREDIT =
 function captions(
   blocks: readonly BlockRecord[],
   el: ElementTable,
-  markdown: string,
+  text: PlainTexts,
 ): (e: number) => boolean {
   const n = el.parent.length;
   const labelsContent = new Uint8Array(n);
@@ -404,13 +405,14 @@ function captions(
       return found;
     };
     const decided = new Uint8Array(n);
-    for (const b of blocks) {
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i];
       if (b.owner < 0 || b.text === 0) continue;
       const c = caption(b.owner);
       if (c < 0 || decided[c]) continue;
       decided[c] = 1;
-      const text = plainText(markdown, b);
-      if (NUMBERED_CAPTION.test(text) && !PHOTO_CREDIT.test(text)) flagged[c] = 0;
+      const t = text(i);
+      if (NUMBERED_CAPTION.test(t) && !PHOTO_CREDIT.test(t)) flagged[c] = 0;
     }
   }
   return subtreeMembership(el, flagged);
@@ -518,24 +520,17 @@ function dateline(t: string): boolean {
   return rest <= 1 || (rest <= 3 && !endsSentence(t));
 }
 
-/**
- * What the markup steps of {@link plainText} look for: a block without any
- * (a quarter of the blocks of the specifications and articles measured) is
- * only cut of a list marker and its spaces collapsed; with no line break in
- * it, its only line start is its start.
- */
-const MARKUP = /[[\]*_`#>|\n\r\u2028\u2029]/;
-const LIST_MARKER = /^\s*(?:[-+]|\d+[.)])\s+/;
+/** The plain text of a block by its number (`plain_text.ts`). */
+type PlainTexts = (i: number) => string;
 
-/** The words of a block as a reader sees them (no link targets, no markup). */
-function plainText(markdown: string, b: BlockRecord): string {
-  const text = markdown.slice(b.start, b.end);
-  if (!MARKUP.test(text)) return text.replace(LIST_MARKER, " ").replace(/\s+/g, " ").trim();
-  return (text.indexOf("](") === -1 ? text : text.replace(/\]\([^)]*\)/g, "]"))
-    .replace(/[[\]*_`#>|]/g, " ")
-    .replace(/^\s*(?:[-+]|\d+[.)])\s+/gm, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+/**
+ * The blocks' plain texts, each made when first asked for and kept: the
+ * captions, the headline lists and the article's edges (in each choice of
+ * the box) ask for many of the same short blocks.
+ */
+function plainTexts(blocks: readonly BlockRecord[], markdown: string): PlainTexts {
+  const texts = new Array<string | undefined>(blocks.length);
+  return (i) => texts[i] ??= plainText(markdown, blocks[i].start, blocks[i].end);
 }
 
 /** Elements whose own text is loose in a layout box, not a paragraph's. */
@@ -610,7 +605,7 @@ const HEADLINE_WORDS = 4;
 function headlineLists(
   blocks: readonly BlockRecord[],
   el: ElementTable,
-  markdown: string,
+  text: PlainTexts,
   keep: boolean[],
 ): void {
   const { items, content } = keptLists(blocks, el, keep);
@@ -620,7 +615,7 @@ function headlineLists(
     // A headline starts with a capital, a figure or a letter of a script
     // without case (a specification's list of the terms it imports is lower case).
     const headlines = group.every((i) => {
-      const t = plainText(markdown, blocks[i]);
+      const t = text(i);
       return linkItem(blocks[i], el) && /^[\p{Lu}\p{N}\p{Lo}]/u.test(t) &&
         wordCount(t, HEADLINE_WORDS) >= HEADLINE_WORDS;
     });
@@ -644,15 +639,9 @@ function headlineLists(
 function trimEdges(
   blocks: readonly BlockRecord[],
   el: ElementTable,
-  markdown: string,
+  text: PlainTexts,
   keep: boolean[],
 ): void {
-  const texts = new Map<number, string>();
-  const text = (i: number) => {
-    let t = texts.get(i);
-    if (t === undefined) texts.set(i, t = plainText(markdown, blocks[i]));
-    return t;
-  };
   const short = (i: number) => blocks[i].text <= EDGE_MAX;
   // A prompt is the block's point, not a closing line of a longer paragraph.
   // Asked twice of most blocks (as a sentence, then as a prompt): answered once.
@@ -806,7 +795,8 @@ export function selectMainContent(
     prose[b.owner] += b.text;
   }
   addUp(prose, el.parent);
-  const caption = captions(blocks, el, markdown);
+  const text = plainTexts(blocks, markdown);
+  const caption = captions(blocks, el, text);
   const total = contentChars(blocks);
   const enough = (keep: boolean[] | undefined) => {
     if (keep === undefined) return true;
@@ -814,9 +804,9 @@ export function selectMainContent(
     return kept >= FALLBACK_MIN || kept >= total * FALLBACK_SHARE;
   };
   const marks = hinted(blocks, el, markdown, prose, totalProse);
-  const marked = choose(blocks, el, markdown, marks, caption);
+  const marked = choose(blocks, el, text, marks, caption);
   if (enough(marked) || shortArticle(blocks, marks, marked)) return marked;
-  const plain = choose(blocks, el, markdown, NO_MARKS, caption);
+  const plain = choose(blocks, el, text, NO_MARKS, caption);
   return enough(plain) ? plain : undefined;
 }
 
@@ -863,7 +853,7 @@ function shortArticle(
 function choose(
   blocks: readonly BlockRecord[],
   el: ElementTable,
-  markdown: string,
+  text: PlainTexts,
   hints: Marks,
   caption: (e: number) => boolean,
 ): boolean[] | undefined {
@@ -969,8 +959,8 @@ function choose(
     ) k = false;
     keep[i] = k;
   }
-  headlineLists(blocks, el, markdown, keep);
-  trimEdges(blocks, el, markdown, keep);
+  headlineLists(blocks, el, text, keep);
+  trimEdges(blocks, el, text, keep);
   dropEmptyHeadings(blocks, keep);
   for (let i = 0; i < blocks.length && all; i++) if (!keep[i]) all = false;
   return all ? undefined : keep;
