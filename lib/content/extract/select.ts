@@ -191,8 +191,18 @@ function hinted(
     if (!inner) embedded[e] = el.text[e];
   }
   addUp(embedded, el.parent);
+  // Only the marks of elements holding a block are ever read to any effect:
+  // the blocks' owners and their ancestors decide the blocks' weights and
+  // fates, and an element holding none weighs nothing, so whether it is
+  // chosen or passed over beside the content box changes no block (see
+  // `choose`). A specification's terms, links and code spans (WHATWG HTML:
+  // most of its 270,000 elements, and most of its ids) are not tested.
+  const holds = new Uint8Array(el.parent.length);
+  for (const b of blocks) {
+    for (let a = b.owner; a >= 0 && !holds[a]; a = el.parent[a]) holds[a] = 1;
+  }
   for (let e = 0; e < el.parent.length; e++) {
-    if (el.hint[e] === "" && el.id[e] === "") continue;
+    if (!holds[e] || (el.hint[e] === "" && el.id[e] === "")) continue;
     const hard = marks(e, false);
     if (!hard && embedded[e] > 0 && embedded[e] >= el.text[e] * 0.5) continue;
     if (!hard && !(prose[e] < totalProse * 0.5 && marks(e, true))) continue;
