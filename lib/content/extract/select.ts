@@ -761,19 +761,34 @@ function measured(
   if (wide.length === 0) return { blocks, el };
   const n = el.parent.length;
   const extra = new Float64Array(n);
+  // The elements that gain width: the measured blocks' owners and their ancestors.
+  const gains = new Uint8Array(n);
+  const gaining: number[] = [];
   const scaled = blocks.slice();
   for (const i of wide) {
     const b = blocks[i];
     const more = textWidth(markdown, b.start, b.end) - (b.end - b.start);
     if (more <= 0) continue;
     if (b.owner >= 0) extra[b.owner] += more;
+    for (let a = b.owner; a >= 0 && !gains[a]; a = el.parent[a]) {
+      gains[a] = 1;
+      gaining.push(a);
+    }
     const text = b.text + more;
     scaled[i] = { ...b, text, links: b.links * (text / b.text) };
   }
-  addUp(extra, el.parent);
-  const text = new Int32Array(n);
-  const links = new Int32Array(n);
-  for (let e = 0; e < n; e++) {
+  // Added up as addUp adds (from the last element back), leaving out the
+  // elements that add nothing, so each sum is made of the same additions in
+  // the same order; every other element keeps its text and links as they are
+  // (its links scaled by 1, and none where it has no text: link text is text).
+  const order = Int32Array.from(gaining).sort().reverse();
+  for (const e of order) {
+    const p = el.parent[e];
+    if (e > 0 && p >= 0) extra[p] += extra[e];
+  }
+  const text = el.text.slice();
+  const links = el.links.slice();
+  for (const e of order) {
     const t = el.text[e];
     text[e] = Math.round(t + extra[e]);
     links[e] = t === 0 ? 0 : Math.round(el.links[e] * (text[e] / t));
