@@ -21,23 +21,30 @@
  * @module
  */
 
-/** Whether `c` is a space or line break as `\s` and `String.prototype.trim` read them. */
-function isSpace(c: number): boolean {
-  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
-  if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
-    c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
+/** What a character is to the pass: part of a word, a space, a line break, or markup. */
+const WORD = 0;
+const SPACE = 1;
+const BREAK = 2;
+const MARKUP = 3;
 
-/** Whether `c` ends a line (where `^` matches after it in a multiline expression). */
-function isBreak(c: number): boolean {
-  return c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
-}
+/** The kinds of the ASCII characters, looked up rather than tested in turn. */
+const ASCII = new Uint8Array(128);
+for (const c of [9, 11, 12, 32]) ASCII[c] = SPACE;
+for (const c of [10, 13]) ASCII[c] = BREAK;
+for (const c of "[]*_`#>|") ASCII[c.charCodeAt(0)] = MARKUP;
 
-/** Whether `c` is a markup character read as a space: `[ ] * _ ` # > |`. */
-function isMarkup(c: number): boolean {
-  return c === 0x5b || c === 0x5d || c === 0x2a || c === 0x5f || c === 0x60 || c === 0x23 ||
-    c === 0x3e || c === 0x7c;
+/**
+ * The kind of `c`: spaces and line breaks as `\s`, `^` in a multiline
+ * expression and `String.prototype.trim` read them, markup as the
+ * characters `[ ] * _ ` # > |`.
+ */
+function kindOf(c: number): number {
+  if (c < 128) return ASCII[c];
+  if (c === 0x2028 || c === 0x2029) return BREAK;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f ||
+      c === 0x205f || c === 0x3000 || c === 0xfeff
+    ? SPACE
+    : WORD;
 }
 
 /** Whether `text[start, end)` is a list marker: `-`, `+`, or digits then `.` or `)`. */
@@ -77,8 +84,9 @@ export function plainText(markdown: string, start: number, end: number): string 
       gapEndsBreak = false;
       continue;
     }
-    if (isSpace(c) || isMarkup(c)) {
-      if (isBreak(c)) gapBreak = gapEndsBreak = true;
+    const kind = c < 128 ? ASCII[c] : kindOf(c);
+    if (kind !== WORD) {
+      if (kind === BREAK) gapBreak = gapEndsBreak = true;
       else gapEndsBreak = false;
       i++;
       continue;
@@ -86,7 +94,7 @@ export function plainText(markdown: string, start: number, end: number): string 
     let j = i + 1;
     while (j < n) {
       const d = text.charCodeAt(j);
-      if (isSpace(d) || isMarkup(d)) break;
+      if ((d < 128 ? ASCII[d] : kindOf(d)) !== WORD) break;
       j++;
     }
     const lineStart: boolean = dropped ? gapEndsBreak : first || gapBreak;
