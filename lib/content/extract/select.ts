@@ -84,6 +84,8 @@ function subtreeMembership(el: ElementTable, flagged: Uint8Array): (e: number) =
   const memo = new Int8Array(el.parent.length); // 0 unknown, 1 in, -1 out
   return (e: number) => {
     if (e < 0) return false;
+    // Asked of every block's owner several times: answered without a path once known.
+    if (memo[e] !== 0) return memo[e] === 1;
     const path: number[] = [];
     let a = e;
     let result = false;
