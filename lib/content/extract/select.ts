@@ -285,13 +285,15 @@ function cards(
   // Class words with digits number the items ("grid_2", "post-1792") and are left out.
   const keyOf = (e: number) =>
     `${el.parent[e]} ${el.tag[e]} ${
-      el.hint[e].replace(/\S*\d\S*/g, "").replace(/\s+/g, " ").trim()
+      el.hint[e] === "" ? "" : el.hint[e].replace(/\S*\d\S*/g, "").replace(/\s+/g, " ").trim()
     }`;
   // Lists inside a box that says it is the article body are the article's own.
   const inBody = new Uint8Array(n);
   for (let e = 0; e < n; e++) {
     const p = el.parent[e];
-    inBody[e] = (p >= 0 && inBody[p]) || ARTICLE_BODY.test(el.hint[e]) ? 1 : 0;
+    inBody[e] = (p >= 0 && inBody[p]) || (el.hint[e] !== "" && ARTICLE_BODY.test(el.hint[e]))
+      ? 1
+      : 0;
   }
   const candidate = (e: number) =>
     (el.lead[e] === 1 || titled[e] === 1) && el.parent[e] >= 0 && el.tag[e] !== "p" &&
@@ -299,9 +301,14 @@ function cards(
     // A teaser says something besides its link; a bare list of links (a
     // specification's list of the terms it imports) is left to the weights.
     el.text[e] - el.links[e] >= CARD_WORDS;
+  // The candidates in document order, each with its key (made once).
+  const candidates: number[] = [];
+  const keys: string[] = [];
   for (let e = 0; e < n; e++) {
     if (!candidate(e)) continue;
     const k = keyOf(e);
+    candidates.push(e);
+    keys.push(k);
     count.set(k, (count.get(k) ?? 0) + 1);
     text.set(k, (text.get(k) ?? 0) + el.text[e]);
   }
@@ -309,15 +316,17 @@ function cards(
   // Whether a card encloses the element (element numbers are in document order).
   const inCard = new Uint8Array(n);
   let cardProse = 0;
-  for (let e = 0; e < n; e++) {
-    const p = el.parent[e];
-    if (p >= 0 && (flagged[p] === 1 || inCard[p] === 1)) inCard[e] = 1;
-    if (!candidate(e)) continue;
-    const k = keyOf(e);
-    if (count.get(k)! < 3 || text.get(k)! < 0.6 * el.text[el.parent[e]]) continue;
-    flagged[e] = 1;
+  for (let c = 0, e = 0; c < candidates.length; c++) {
+    const card = candidates[c];
+    for (; e <= card; e++) {
+      const p = el.parent[e];
+      if (p >= 0 && (flagged[p] === 1 || inCard[p] === 1)) inCard[e] = 1;
+    }
+    const k = keys[c];
+    if (count.get(k)! < 3 || text.get(k)! < 0.6 * el.text[el.parent[card]]) continue;
+    flagged[card] = 1;
     // Prose of outermost cards only.
-    if (!inCard[e]) cardProse += prose[e];
+    if (!inCard[card]) cardProse += prose[card];
   }
   if (cardProse > 2 * (totalProse - cardProse)) return new Uint8Array(n);
   return flagged;
