@@ -106,18 +106,18 @@ function subtreeMembership(el: ElementTable, flagged: Uint8Array): (e: number) =
   };
 }
 
-/** The text of the first heading inside each element ("" when none), lowercased. */
-function firstHeadings(
-  blocks: readonly BlockRecord[],
-  el: ElementTable,
-  markdown: string,
-): string[] {
-  const first = new Array<string>(el.parent.length);
-  for (const b of blocks) {
+/**
+ * The first heading block inside each element (-1 when none): numbers, not
+ * texts, since the text is read of the few elements whose id names
+ * furniture, not of the 270,000 elements of a specification.
+ */
+function firstHeadings(blocks: readonly BlockRecord[], el: ElementTable): Int32Array {
+  const first = new Int32Array(el.parent.length).fill(-1);
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
     if (b.kind !== "heading" || b.owner < 0) continue;
-    const text = markdown.slice(b.start, b.end).toLowerCase();
     // Ancestors already holding a heading got it from an earlier one, and so did theirs.
-    for (let a = b.owner; a >= 0 && first[a] === undefined; a = el.parent[a]) first[a] = text;
+    for (let a = b.owner; a >= 0 && first[a] === -1; a = el.parent[a]) first[a] = i;
   }
   return first;
 }
@@ -167,12 +167,14 @@ function hinted(
 ): Marks {
   const flagged = new Uint8Array(el.parent.length);
   const hardFlagged = new Uint8Array(el.parent.length);
-  let headings: string[] | undefined;
+  let headings: Int32Array | undefined;
   const topical = (e: number, word: string) => {
     if (/^h[1-6]$/.test(el.tag[e])) return true;
-    headings ??= firstHeadings(blocks, el, markdown);
-    const heading = headings[e];
-    return heading !== undefined && (heading.includes(word) || sharesWord(el.id[e], heading, word));
+    headings ??= firstHeadings(blocks, el);
+    const h = headings[e];
+    if (h < 0) return false;
+    const heading = markdown.slice(blocks[h].start, blocks[h].end).toLowerCase();
+    return heading.includes(word) || sharesWord(el.id[e], heading, word);
   };
   const marks = (e: number, soft: boolean) => {
     if (el.hint[e] !== "" && (soft ? SOFT : HARD).test(el.hint[e])) return true;
@@ -184,6 +186,7 @@ function hinted(
   const embedded = new Int32Array(el.parent.length);
   // Whether an element is an embedded post or inside one (only the outermost counts).
   const inEmbed = new Uint8Array(el.parent.length);
+  let embeds = false;
   for (let e = 0; e < el.parent.length; e++) {
     const p = el.parent[e];
     const inner = p >= 0 && inEmbed[p] === 1;
@@ -191,8 +194,10 @@ function hinted(
     if (el.hint[e] === "" || !EMBEDDED_POST.test(el.hint[e])) continue;
     inEmbed[e] = 1;
     if (!inner) embedded[e] = el.text[e];
+    embeds = true;
   }
-  addUp(embedded, el.parent);
+  // (Most pages embed no post: nothing to add up.)
+  if (embeds) addUp(embedded, el.parent);
   // Only the marks of elements holding a block are ever read to any effect:
   // the blocks' owners and their ancestors decide the blocks' weights and
   // fates, and an element holding none weighs nothing, so whether it is
