@@ -114,7 +114,22 @@ function decodedNarrow(
   let length = 0;
   let grown = 0;
   let wide = false;
+  // Four bytes at a time where they are ASCII and none is U+0001 (most of a page).
+  const words = bytes.byteOffset % 4 === 0
+    ? new Uint32Array(bytes.buffer, bytes.byteOffset, n >> 2)
+    : undefined;
   for (let i = start; i < n;) {
+    if (words !== undefined && (i & 3) === 0) {
+      let k = i >> 2;
+      for (; k < words.length; k++) {
+        const w = words[k];
+        const x = w ^ 0x01010101; // a byte of 1 in w is a byte of 0 in x
+        if ((w & 0x80808080) !== 0 || ((x - 0x01010101) & ~x & 0x80808080) !== 0) break;
+      }
+      length += (k << 2) - i;
+      i = k << 2;
+      if (i >= n) break;
+    }
     const b = bytes[i];
     if (b < 0x80) {
       if (b === ESCAPE_CODE) {
