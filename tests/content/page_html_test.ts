@@ -252,6 +252,18 @@ Deno.test("page html: UTF-8 bytes narrowed as they are decoded give what narrowi
   assert.equal(page([0x80, 0xe2, 0x86, 0x92]).narrow, true);
 });
 
+Deno.test("page html: UTF-8 bytes of a large size but fewer characters are not narrowed", () => {
+  // Three bytes a character: past the size in bytes, under it in characters, as decoding and
+  // then narrowing would leave it.
+  const text = "<p>" + "漢".repeat(COLLECT_MIN_CHARS / 2) + "</p>";
+  const bytes = new TextEncoder().encode(text);
+  assert.ok(bytes.length >= COLLECT_MIN_CHARS && text.length < COLLECT_MIN_CHARS);
+  const page = PageHtml.decode(bytes, "utf-8");
+  assert.equal(page.narrow, false);
+  assert.equal(page.length, text.length);
+  assert.ok(page.text === text);
+});
+
 // Run in a process of its own with the collector exposed: the heap as the selection starts (after
 // the walk, where a large page's source is let go and its garbage collected), once with the source
 // in a holder and once held by the caller too (which shows that the figure can tell).

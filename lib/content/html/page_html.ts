@@ -99,11 +99,14 @@ const BOM = [0xef, 0xbb, 0xbf];
  * HTML, 31 MB and about 100 ms of a one-shot command). `length` is the
  * decoded text's. Undefined when the bytes are not well-formed, where the
  * decoder's replacement characters are left to the decoder and
- * {@link narrowed}; `narrow` is false when no character past Latin-1 was
- * found (the bytes decode to one byte a character as they are).
+ * {@link narrowed}; `narrow` is false, the bytes decoded as they are by
+ * `decoder`, when no character past Latin-1 was found or the text is
+ * shorter than {@link COLLECT_MIN_CHARS} (as {@link PageHtml.decode} narrows
+ * a decoded text).
  */
 function decodedNarrow(
   bytes: Uint8Array,
+  decoder: TextDecoder,
 ): { text: string; length: number; narrow: boolean } | undefined {
   const n = bytes.length;
   const start = n >= 3 && bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
@@ -181,7 +184,9 @@ function decodedNarrow(
     i += size;
     length += size === 4 ? 2 : 1;
   }
-  if (!wide) return { text: new TextDecoder().decode(bytes), length, narrow: false };
+  if (!wide || length < COLLECT_MIN_CHARS) {
+    return { text: decoder.decode(bytes), length, narrow: false };
+  }
   const out = new Uint8Array(n - start + grown);
   let from = start;
   let o = 0;
@@ -286,7 +291,7 @@ export class PageHtml {
   static decode(bytes: Uint8Array, encoding: string): PageHtml {
     const decoder = new TextDecoder(encoding, { ignoreBOM: false });
     if (decoder.encoding === "utf-8" && bytes.length >= COLLECT_MIN_CHARS) {
-      const page = decodedNarrow(bytes);
+      const page = decodedNarrow(bytes, decoder);
       if (page) return new PageHtml(page.text, page.length, page.narrow);
     }
     const text = decoder.decode(bytes);
