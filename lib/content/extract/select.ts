@@ -70,12 +70,24 @@ function isProse(b: BlockRecord): boolean {
  * element back (elements are numbered in document order, so a parent comes
  * before its children): a subtree's total without walking each element's
  * ancestor chain, which on a page nested ten thousand deep cost ten
- * thousand steps a block.
+ * thousand steps a block. With `only` (elements from the last back), just
+ * those are added in: the rest add nothing (see `measured`).
  */
-function addUp(values: Float64Array | Int32Array, parent: Int32Array): void {
-  for (let e = values.length - 1; e > 0; e--) {
+function addUp(
+  values: Float64Array | Int32Array,
+  parent: Int32Array,
+  only?: Int32Array,
+): void {
+  if (only === undefined) {
+    for (let e = values.length - 1; e > 0; e--) {
+      const p = parent[e];
+      if (p >= 0) values[p] += values[e];
+    }
+    return;
+  }
+  for (const e of only) {
     const p = parent[e];
-    if (p >= 0) values[p] += values[e];
+    if (e > 0 && p >= 0) values[p] += values[e];
   }
 }
 
@@ -798,10 +810,7 @@ function measured(
   // the same order; every other element keeps its text and links as they are
   // (its links scaled by 1, and none where it has no text: link text is text).
   const order = Int32Array.from(gaining).sort().reverse();
-  for (const e of order) {
-    const p = el.parent[e];
-    if (e > 0 && p >= 0) extra[p] += extra[e];
-  }
+  addUp(extra, el.parent, order);
   const text = el.text.slice();
   const links = el.links.slice();
   for (const e of order) {
