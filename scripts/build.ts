@@ -14,11 +14,11 @@
  * docs/architecture.md, "Start-up"), then three fixes that make it run from
  * an empty directory with an empty Deno cache:
  *
- * - The tree-sitter runtime and grammars are byte imports whose specifiers
- *   are built at run time, which no bundler can follow. Their bytes are
- *   embedded (brotli, base64: about 1.9 MB for all grammars), each in a
- *   function that is compiled only when its file is asked for, and the
- *   byte imports are pointed at them.
+ * - The tree-sitter runtime and grammars and the o200k tokenizer's ranks are
+ *   byte imports whose specifiers are built at run time, which no bundler
+ *   can follow. Their bytes are embedded (brotli, base64: about 1.9 MB for
+ *   all grammars), each in a function that is compiled only when its file
+ *   is asked for, and the byte imports are pointed at them.
  * - Playwright finds its own files next to its code (`__dirname`), so it
  *   cannot be bundled: it stays a dynamic `npm:` import that Deno downloads
  *   from the npm registry on the first render. youtubei.js (the YouTube
@@ -44,6 +44,7 @@ import { permissions, shellQuote } from "../lib/install/launch.ts";
 import { binaryFlags } from "../lib/install/launch.ts";
 import { grammarSpecifier } from "../lib/content/code/languages.ts";
 import { RUNTIME_PACKAGE } from "../lib/content/code/outline.ts";
+import { O200K_RANKS_FILE } from "../lib/content/tokens/o200k.ts";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 
 /** Targets `deno compile` builds binaries for. */
@@ -70,17 +71,18 @@ export const EXTERNAL_PACKAGES: readonly string[] = [
   "youtubei.js",
   "redis",
   "postgres",
+  // The tokenizer's ranks as a module, for a process that cannot import bytes (never the
+  // bundle, which embeds the rank file itself: see byteSpecifiers).
+  "gpt-tokenizer/bpeRanks/o200k_base",
 ];
 
 /**
  * Large modules needed only by some calls, bundled on their own and embedded
  * compressed like the files, by import name and entry file: start-up reads
- * the whole bundle (docs/architecture.md, "Start-up"), and the o200k
- * tokenizer's tables are 2.8 MB of code but about 1 MB embedded. The first
- * call that counts tokens imports it from a blob URL.
+ * the whole bundle (docs/architecture.md, "Start-up"). The first call that
+ * needs one imports it from a blob URL.
  */
 export const EMBEDDED_MODULES: Readonly<Record<string, string>> = {
-  "gpt-tokenizer/encoding/o200k_base": "scripts/embedded/o200k_base.ts",
   // pdf.js: 1.6 MB of code, needed from the first PDF.
   unpdf: "scripts/embedded/unpdf.ts",
 };
@@ -162,6 +164,8 @@ async function byteSpecifiers(): Promise<string[]> {
   return [
     `npm:${RUNTIME_PACKAGE}/web-tree-sitter.wasm`,
     ...names.sort().map(grammarSpecifier),
+    // The o200k tokenizer's ranks (lib/content/tokens/o200k.ts).
+    O200K_RANKS_FILE,
   ];
 }
 
@@ -215,7 +219,7 @@ export function prelude(files: Record<string, string>): string {
     `  const data = Object.hasOwn(${TABLE}, specifier) ? ${TABLE}[specifier]() : undefined;`,
     `  if (data === undefined) {`,
     "    throw new TypeError(`${specifier} is not embedded in this bundle; it embeds only ` +",
-    `      "the tree-sitter runtime and grammars (run from the source for other files)");`,
+    `      "the tree-sitter runtime and grammars and the o200k ranks (run from the source for other files)");`,
     `  }`,
     `  const packed = typeof Uint8Array.fromBase64 === "function"`,
     `    ? Uint8Array.fromBase64(data)`,

@@ -180,8 +180,8 @@ Deno.test("jsr: deno publish uploads the package's files, rewritten for a regist
     assert.ok(!paths.some((p) => p.startsWith(prefix)), `nothing under ${excluded} is uploaded`);
   }
   // Import-map names are written as npm: specifiers (a user has no import map).
-  const count = new TextDecoder().decode(files.get("/lib/content/tokens/count.ts"));
-  assert.match(count, /import\("npm:gpt-tokenizer@[^"]+\/encoding\/o200k_base"\)/);
+  const o200k = new TextDecoder().decode(files.get("/lib/content/tokens/o200k.ts"));
+  assert.match(o200k, /import\("npm:gpt-tokenizer@[^"]+\/bpeRanks\/o200k_base"\)/);
 });
 
 /**

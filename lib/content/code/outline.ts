@@ -11,13 +11,8 @@
  * @module
  */
 import type { Language, Node, Parser } from "web-tree-sitter";
-import {
-  type CodeLanguage,
-  type CodeLanguageId,
-  isClassLike,
-  npmBytes,
-  RAW_IMPORTS_OFF,
-} from "./languages.ts";
+import { type CodeLanguage, type CodeLanguageId, isClassLike } from "./languages.ts";
+import { npmBytes, RAW_IMPORTS_OFF } from "../../runtime/npm_bytes.ts";
 
 /** One definition. */
 export interface Definition {

@@ -11,14 +11,14 @@
  *   within a few percent of the real count for every script;
  * - the exact count ({@link countTokens}, {@link fitToBudget}): o200k, the
  *   public vocabulary closest to what clients bill (Claude's is not public),
- *   through `gpt-tokenizer`. Its tables are large (about 0.2 s and 70 MB to
- *   load), so they load on the first exact count, never at start-up, and the
- *   exact count runs only on what is about to be returned.
+ *   with gpt-tokenizer's ranks in tables of our own (`o200k.ts`: about 10 MB
+ *   and some tens of milliseconds to load). They load on the first exact
+ *   count, never at start-up, and the exact count runs only on what is about
+ *   to be returned.
  *
  * @module
  */
-import { collectBetweenStages } from "../../runtime/memory.ts";
-import { matchesOf } from "../../runtime/matches.ts";
+import { loadO200k, type O200k, PRE_TOKEN } from "./o200k.ts";
 
 // Feature slots counted by one pass over the text. A run is a maximal
 // stretch of one class; each slot has a weight in WEIGHTS.
@@ -371,65 +371,20 @@ function cleanCut(text: string, end: number, keep: number): string {
 // ---------------------------------------------------------------------------
 // Exact counts
 
-/** The part of gpt-tokenizer's o200k encoding used here. */
-interface Encoding {
-  encode(text: string, options: { disallowedSpecial: Set<string> }): number[];
-  decode(tokens: number[]): string;
-}
-
-let encoding: Encoding | undefined;
-let loading: Promise<Encoding> | undefined;
+let encoding: O200k | undefined;
+let loading: Promise<O200k> | undefined;
 
 /**
- * Words whose merges the encoder remembers. gpt-tokenizer keeps 100,000 by
- * default: as many strings and arrays on the heap of a server that counted
- * a few large pages, which every full collection then visits; 5,000 encode
- * as fast on the real pages (`bench/tokenizer_cache.ts`).
- */
-export const MERGE_CACHE_WORDS = 5000;
-// Text that looks like a special token (<|endoftext|>) is counted as text.
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
-
-/**
- * Loads the o200k tables (once; about 0.2 s). {@link countTokens} and
- * {@link fitToBudget} await it themselves; a caller that needs
- * {@link countTokensSync} awaits it first.
+ * Loads the o200k tables (once; some tens of milliseconds, see `o200k.ts`).
+ * {@link countTokens} and {@link fitToBudget} await it themselves; a caller
+ * that needs {@link countTokensSync} awaits it first.
  */
 export function tokenizerReady(): Promise<void> {
-  // The tables (about 70 MB) fill what a large page converted on this thread left, rather than
-  // lift the peak above it: that is collected first (the one-shot fetch of WHATWG HTML went from
-  // the conversion's 221 MiB to 270). Nothing runs where no such page readied the collector.
-  if (!loading) collectBetweenStages();
-  loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
-    m.setMergeCacheSize(MERGE_CACHE_WORDS);
-    keepSplitCompiled(m.default);
-    encoding = { encode: m.encode, decode: m.decode };
-    return encoding;
+  loading ??= loadO200k().then((loaded) => {
+    encoding = loaded;
+    return loaded;
   });
   return loading.then(() => {});
-}
-
-/**
- * Makes the encoder's pre-tokenizer read its matches with a regular
- * expression kept alive ({@link matchesOf}) when the encoding is what
- * gpt-tokenizer 4 builds (otherwise leaves it as it is): every call of the
- * encoder runs `text.matchAll(pattern)`, whose copy of o200k's pattern is
- * compiled anew after the collections of an idle server, 5-8 ms of the next
- * answer's count.
- */
-function keepSplitCompiled(api: unknown): void {
-  const core = (api as { bytePairEncodingCoreProcessor?: { tokenSplitRegex?: unknown } })
-    ?.bytePairEncodingCoreProcessor;
-  const pattern = core?.tokenSplitRegex;
-  if (!(pattern instanceof RegExp) || !pattern.global || Object.hasOwn(pattern, Symbol.matchAll)) {
-    return;
-  }
-  const kept = new RegExp(pattern.source, pattern.flags);
-  Object.defineProperty(pattern, Symbol.matchAll, {
-    value(this: RegExp, text: string) {
-      return matchesOf(kept, String(text), this.lastIndex);
-    },
-  });
 }
 
 /** Whether the o200k tables are loaded (the exact count is then synchronous). */
@@ -475,30 +430,22 @@ function runCuts(text: string): number[] {
  * count (the tokens, plus one per cut) and the number of parts.
  */
 function encodeText(
-  enc: Encoding,
+  enc: O200k,
   text: string,
 ): { tokens: number[]; count: number; parts: number } {
   const cuts = runCuts(text);
   if (cuts.length === 0) {
-    const tokens = enc.encode(text, AS_TEXT);
+    const tokens = enc.encode(text);
     return { tokens, count: tokens.length, parts: 1 };
   }
   const tokens: number[] = [];
   let from = 0;
   for (const at of [...cuts, text.length]) {
-    for (const t of enc.encode(text.slice(from, at), AS_TEXT)) tokens.push(t);
+    for (const t of enc.encode(text.slice(from, at))) tokens.push(t);
     from = at;
   }
   return { tokens, count: tokens.length + cuts.length, parts: cuts.length + 1 };
 }
-
-/**
- * o200k's pre-tokenizer, the pattern the encoding defines (with flags `gu`):
- * the encoder merges byte pairs only inside each piece it matches, so the
- * count of a text is the sum of the counts of its pre-tokens.
- */
-const PRE_TOKEN =
-  /[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
 
 /**
  * Characters of the pre-tokens whose counts are kept (words, spaces,
@@ -515,14 +462,14 @@ const preTokenCounts = new Map<string, number>();
 let preTokenChars = 0;
 
 /** Exact o200k tokens of `text` (no run longer than {@link LONG_RUN}), from its pre-tokens. */
-function countPreTokens(enc: Encoding, text: string): number {
+function countPreTokens(enc: O200k, text: string): number {
   let total = 0;
   PRE_TOKEN.lastIndex = 0;
   for (let m = PRE_TOKEN.exec(text); m !== null; m = PRE_TOKEN.exec(text)) {
     const word = m[0];
     let n = preTokenCounts.get(word);
     if (n === undefined) {
-      n = enc.encode(word, AS_TEXT).length;
+      n = enc.encodePiece(word).length;
       if (word.length <= LONG_PRE_TOKEN) {
         if (preTokenChars + word.length > PRE_TOKEN_CACHE_CHARS) {
           preTokenCounts.clear();
