@@ -51,7 +51,8 @@ async function fetchFlags(): Promise<string[]> {
     tasks: Record<string, string | { command: string }>;
   }).tasks.fetch;
   const task = (typeof entry === "string" ? entry : entry.command).split(/\s+/);
-  return task.slice(2, task.indexOf("main.ts"));
+  // After `deno run` (the line may set variables before it).
+  return task.slice(task.indexOf("run") + 1, task.indexOf("main.ts"));
 }
 
 let flags: Promise<string[]> | undefined;

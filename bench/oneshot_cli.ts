@@ -12,8 +12,8 @@
  * ```
  *
  * - Our commands run as their tasks run them (`deno run` with the task's
- *   flags, each checkout's own, `main.ts sections FILE` or `main.ts fetch
- *   FILE`, in the checkout's folder), output into a pipe (the envelope an agent gets) that
+ *   flags and the variables its line sets, each checkout's own, `main.ts
+ *   sections FILE` or `main.ts fetch FILE`, in the checkout's folder), output into a pipe (the envelope an agent gets) that
  *   is read to its end; `npx -y deno@2.9.6 task ...` adds npx's own start.
  * - `--mdream` installs `mdream@1.7.2` and its Linux x64 native engine
  *   (`@mdream/rust-linux-x64-gnu@1.7.2`, which npm leaves out under a Node
@@ -35,7 +35,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { ROOT_DIR, taskFlags } from "../tests/support/process.ts";
+import { ROOT_DIR, taskEnv, taskFlags } from "../tests/support/process.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
 import { installMdream, MDREAM } from "./mdream.ts";
 
@@ -71,25 +71,38 @@ interface Command {
   cwd: string;
   argv: string[];
   stdin?: string;
+  /** Variables set for the process, beside this one's. */
+  env?: Record<string, string>;
 }
 
 /**
- * The `deno run` flags of `task` as the checkout in `dir` runs it: this
+ * The `deno run` flags of `task` as the checkout in `dir` runs it, and the
+ * variables its line sets before `deno run` (`MALLOC_ARENA_MAX=1`): this
  * checkout's as the tests read them ({@link taskFlags}), another's from its
  * own deno.json (its launch line may differ, a V8 flag say).
  */
-async function flagsOf(dir: string, task: "sections" | "fetch"): Promise<string[]> {
-  if (dir === ROOT_DIR) return taskFlags(task, false);
+async function lineOf(
+  dir: string,
+  task: "sections" | "fetch",
+): Promise<{ flags: string[]; env: Record<string, string> }> {
+  if (dir === ROOT_DIR) return { flags: taskFlags(task, false), env: taskEnv(task) };
   const meta = JSON.parse(await Deno.readTextFile(`${dir}/deno.json`));
   const words: string[] = meta.tasks[task].command.split(/\s+/);
-  return words.slice(1, words.indexOf("main.ts"));
+  const env: Record<string, string> = {};
+  while (/^[A-Z_]+=\S*$/.test(words[0] ?? "")) {
+    const [name, value] = words.shift()!.split("=");
+    env[name] = value;
+  }
+  return { flags: words.slice(1, words.indexOf("main.ts")), env };
 }
 
 async function ours(label: string, dir: string, task: "sections" | "fetch"): Promise<Command> {
+  const { flags, env } = await lineOf(dir, task);
   return {
     name: `${label} ${task}`,
     cwd: dir,
-    argv: [Deno.execPath(), ...await flagsOf(dir, task), `${dir}/main.ts`, task, file],
+    argv: [Deno.execPath(), ...flags, `${dir}/main.ts`, task, file],
+    env,
   };
 }
 
@@ -120,7 +133,7 @@ async function run(c: Command): Promise<Run> {
   const child = new Deno.Command(argv[0], {
     args: argv.slice(1),
     cwd: c.cwd,
-    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0", ...c.env },
     stdin: c.stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
@@ -148,6 +161,7 @@ if (values.modules) {
       // Without --quiet, which silences the debug log whatever comes first.
       args: ["run", "-L", "debug", ...rest.slice(1).filter((a) => a !== "--quiet")],
       cwd: c.cwd,
+      env: c.env,
       stdout: "null",
       stderr: "piped",
     }).output();

@@ -30,6 +30,30 @@ export const MAIN = `${ROOT_DIR}/main.ts`;
 /** The CLI with the test tools. */
 export const TOOL_SERVER = `${ROOT_DIR}/tests/support/tool_server.ts`;
 
+/** A task's line after its leading `NAME=value` words (see {@link taskEnv}). */
+function taskWords(task: keyof typeof meta.tasks): string[] {
+  const words = meta.tasks[task].command.split(/\s+/);
+  let at = 0;
+  while (/^[A-Z_]+=\S*$/.test(words[at] ?? "")) at++;
+  return words.slice(at);
+}
+
+/**
+ * The environment a task's line sets before `deno run` (`MALLOC_ARENA_MAX=1`
+ * for the one-shot commands), for a test or a bench that runs its process as
+ * the task would.
+ */
+export function taskEnv(task: "fetch" | "sections"): Record<string, string> {
+  const words = meta.tasks[task].command.split(/\s+/);
+  const env: Record<string, string> = {};
+  for (const word of words) {
+    const m = /^([A-Z_]+)=(\S*)$/.exec(word);
+    if (!m) break;
+    env[m[1]] = m[2];
+  }
+  return env;
+}
+
 /**
  * `deno run` flags of a task's line (without the script), `$HOME` expanded
  * to `home` and a read grant of `.` to the checkout (where `deno task` runs
@@ -44,7 +68,7 @@ export function taskFlags(
   loopback = true,
   home: string = Deno.env.get("HOME") ?? "/tmp",
 ): string[] {
-  const words = meta.tasks[task].command.split(/\s+/);
+  const words = taskWords(task);
   const end = words.indexOf("main.ts");
   if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
     throw new Error(`unexpected shape of the ${task} task`);
