@@ -22,7 +22,8 @@
  * their places. The stage's own units are in the message ("downloaded
  * 1.2 MB of 3 MB").
  * Notifications are rate-limited to one per {@link MIN_INTERVAL_MS} (the
- * first report of a stage, and a stage's end, always go out).
+ * first report of a stage, each new step of a tool, and a stage's end,
+ * always go out).
  *
  * @module
  */
@@ -119,8 +120,12 @@ export class ProgressReporter {
     const outer = this.#outer;
     let segment: Segment;
     let first: boolean;
+    // A tool's next step (a render's next action) goes out like a stage's first report: steps
+    // are few, and each says what is being done now.
+    let step = false;
     if (stage === OUTER) {
       first = !outer || count < outer.done || known !== outer.total;
+      step = !first && count !== outer!.done;
       segment = first ? this.#segment(stage, known, PROGRESS_TOTAL, 0) : outer!;
       this.#outer = segment;
       if (segment.done !== count) this.#inner = undefined;
@@ -143,7 +148,7 @@ export class ProgressReporter {
     if (value <= this.#last || value >= PROGRESS_TOTAL) return;
     const end = known !== undefined && count >= known;
     const at = this.#now();
-    if (!first && !end && at - this.#lastAt < MIN_INTERVAL_MS) return;
+    if (!first && !step && !end && at - this.#lastAt < MIN_INTERVAL_MS) return;
     this.#last = value;
     this.#lastAt = at;
     const sending = this.#sink(value, PROGRESS_TOTAL, message);

@@ -109,6 +109,28 @@ Deno.test("progress: within a stage, one notification per interval; the first an
   assert.equal(sent.at(-1)!.progress, PROGRESS_TOTAL * STAGE_SHARE.download);
 });
 
+Deno.test("progress: each step of a tool goes out, however close they come", () => {
+  // A render of a quick page: its steps (load, read) within one interval of each other, a
+  // conversion inside the last; repeats of a step and a download inside it stay rate-limited.
+  const { r, sent, tick } = reporter();
+  r.report("tool", 0, 3, "loading the page");
+  tick(5);
+  r.report("download", 10, 1000, "download in step 0");
+  tick(5);
+  r.report("download", 20, 1000, "download in step 0");
+  tick(5);
+  r.report("tool", 0, 3, "loading the page");
+  tick(5);
+  r.report("tool", 2, 3, "reading the page");
+  tick(5);
+  r.report("convert", 0, undefined, "converting");
+  assertSeries(sent);
+  assert.deepEqual(
+    sent.map((s) => s.message),
+    ["loading the page", "download in step 0", "reading the page", "converting"],
+  );
+});
+
 Deno.test("progress: any sequence of reports is one rising series under one total", () => {
   const report = fc.record({
     stage: fc.constantFrom("download", "convert", "render", "tool", "other"),
