@@ -3,7 +3,8 @@
  * encoder (the counts' oracle, kept as a test dependency): every token of
  * the vocabulary, random text of every kind of character, long pieces, the
  * fixture pages and, when the shared folder is there, the captured pages;
- * the tables built from the ranks module where bytes cannot be imported;
+ * the tables built from the ranks module where bytes cannot be imported
+ * (also through the CLI, against the task's own line);
  * decoding; a broken rank file refused with its reason; and U+FEFF, where
  * gpt-tokenizer is wrong and these tables are not.
  */
@@ -19,6 +20,7 @@ import {
 } from "../../../lib/content/tokens/o200k.ts";
 import { COUNTED_PAGES, fixturePage } from "../../support/fixture_pages.ts";
 import { realPageHtml, sharedDir } from "../../support/shared.ts";
+import { childEnv, MAIN, ROOT_DIR, taskFlags } from "../../support/process.ts";
 import { htmlDocument } from "../../../lib/content/pipeline.ts";
 
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
@@ -147,6 +149,61 @@ Deno.test("o200k: tables from the ranks module encode as those from the rank fil
     }),
     { numRuns: 300 },
   );
+});
+
+Deno.test("o200k: a CLI that may not import bytes counts with tables from the ranks module, the same", async () => {
+  // As the task runs it, and with a configuration that leaves out raw imports and no read grant
+  // beyond the checkout: the rank file can be neither imported nor read, so the tables come from
+  // gpt-tokenizer's module of ranks (a registry copy run without -A is in that place).
+  const page = `${ROOT_DIR}/fixtures/pages/handbook.html`;
+  const args = [MAIN, "fetch", page, "--max-tokens", "300", "--format", "json"];
+  const run = async (flags: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [...flags, ...args],
+      env: childEnv(),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    return { tokens: JSON.parse(text).frontmatter.returned_tokens, text, stderr };
+  };
+  const dir = await Deno.makeTempDir();
+  try {
+    const config = JSON.parse(await Deno.readTextFile(`${ROOT_DIR}/deno.json`));
+    config.unstable = config.unstable.filter((u: string) => u !== "raw-imports");
+    await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify(config));
+    // Deno's debug log names each module evaluated (`--quiet` would silence it).
+    const shipped = await run([
+      ...taskFlags("fetch", false).filter((f) => f !== "--quiet"),
+      "--log-level=debug",
+    ]);
+    const bare = await run([
+      "run",
+      "--no-prompt",
+      "--no-lock",
+      `--config=${dir}/deno.json`,
+      "--log-level=debug",
+      "--unstable-kv",
+      "--allow-env",
+      `--allow-read=${ROOT_DIR}`,
+    ]);
+    // The ranks module is evaluated where the rank file cannot be had, and only there.
+    const ranksModule = /for ES module: \S*bpeRanks\/o200k_base\.js/;
+    assert.match(bare.stderr, ranksModule);
+    assert.doesNotMatch(shipped.stderr, ranksModule);
+    assert.ok(
+      typeof shipped.tokens === "number" && shipped.tokens > 200,
+      shipped.text.slice(0, 300),
+    );
+    assert.equal(bare.tokens, shipped.tokens);
+    const unfenced = (t: string) => t.replace(/\b[0-9a-f]{8}\b/g, "<fence>");
+    assert.equal(unfenced(bare.text), unfenced(shipped.text));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("o200k: a token sequence cut inside a character decodes with U+FFFD at its end", async () => {
