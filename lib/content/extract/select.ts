@@ -30,7 +30,7 @@
  *
  * @module
  */
-import type { BlockRecord, ElementTable } from "../html/markdown.ts";
+import { type BlockRecord, type ElementTable, hintOf, idOf, tagOf } from "../html/markdown.ts";
 import { endsSentence, nextWide, textWidth, wordCount } from "./width.ts";
 import { plainText } from "./plain_text.ts";
 
@@ -181,16 +181,16 @@ function hinted(
   const hardFlagged = new Uint8Array(el.parent.length);
   let headings: Int32Array | undefined;
   const topical = (e: number, word: string) => {
-    if (/^h[1-6]$/.test(el.tag[e])) return true;
+    if (/^h[1-6]$/.test(tagOf(el, e))) return true;
     headings ??= firstHeadings(blocks, el);
     const h = headings[e];
     if (h < 0) return false;
     const heading = markdown.slice(blocks[h].start, blocks[h].end).toLowerCase();
-    return heading.includes(word) || sharesWord(el.id[e], heading, word);
+    return heading.includes(word) || sharesWord(idOf(el, e), heading, word);
   };
   const marks = (e: number, soft: boolean) => {
-    if (el.hint[e] !== "" && (soft ? SOFT : HARD).test(el.hint[e])) return true;
-    const word = el.id[e] === "" ? undefined : furnitureWord(el.id[e], soft);
+    if (hintOf(el, e) !== "" && (soft ? SOFT : HARD).test(hintOf(el, e))) return true;
+    const word = idOf(el, e) === "" ? undefined : furnitureWord(idOf(el, e), soft);
     return word !== undefined && !topical(e, word);
   };
   // Text of embedded posts in each subtree: a box that is mostly one (a
@@ -203,7 +203,7 @@ function hinted(
     const p = el.parent[e];
     const inner = p >= 0 && inEmbed[p] === 1;
     if (inner) inEmbed[e] = 1;
-    if (el.hint[e] === "" || !EMBEDDED_POST.test(el.hint[e])) continue;
+    if (hintOf(el, e) === "" || !EMBEDDED_POST.test(hintOf(el, e))) continue;
     inEmbed[e] = 1;
     if (!inner) embedded[e] = el.text[e];
     embeds = true;
@@ -221,11 +221,11 @@ function hinted(
     for (let a = b.owner; a >= 0 && !holds[a]; a = el.parent[a]) holds[a] = 1;
   }
   for (let e = 0; e < el.parent.length; e++) {
-    if (!holds[e] || (el.hint[e] === "" && el.id[e] === "")) continue;
+    if (!holds[e] || (hintOf(el, e) === "" && idOf(el, e) === "")) continue;
     const hard = marks(e, false);
     if (!hard && embedded[e] > 0 && embedded[e] >= el.text[e] * 0.5) continue;
     if (!hard && !(prose[e] < totalProse * 0.5 && marks(e, true))) continue;
-    if (BODY.test(el.hint[e]) || BODY.test(el.id[e])) continue;
+    if (BODY.test(hintOf(el, e)) || BODY.test(idOf(el, e))) continue;
     flagged[e] = 1;
     if (hard) hardFlagged[e] = 1;
   }
@@ -301,19 +301,19 @@ function cards(
   const text = new Map<string, number>();
   // Class words with digits number the items ("grid_2", "post-1792") and are left out.
   const keyOf = (e: number) =>
-    `${el.parent[e]} ${el.tag[e]} ${
-      el.hint[e] === "" ? "" : el.hint[e].replace(/\S*\d\S*/g, "").replace(/\s+/g, " ").trim()
+    `${el.parent[e]} ${tagOf(el, e)} ${
+      hintOf(el, e) === "" ? "" : hintOf(el, e).replace(/\S*\d\S*/g, "").replace(/\s+/g, " ").trim()
     }`;
   // Lists inside a box that says it is the article body are the article's own.
   const inBody = new Uint8Array(n);
   for (let e = 0; e < n; e++) {
     const p = el.parent[e];
-    inBody[e] = (p >= 0 && inBody[p]) || (el.hint[e] !== "" && ARTICLE_BODY.test(el.hint[e]))
+    inBody[e] = (p >= 0 && inBody[p]) || (hintOf(el, e) !== "" && ARTICLE_BODY.test(hintOf(el, e)))
       ? 1
       : 0;
   }
   const candidate = (e: number) =>
-    (el.lead[e] === 1 || titled[e] === 1) && el.parent[e] >= 0 && el.tag[e] !== "p" &&
+    (el.lead[e] === 1 || titled[e] === 1) && el.parent[e] >= 0 && tagOf(el, e) !== "p" &&
     el.text[e] <= CARD_TEXT && !inBody[e] &&
     // A teaser says something besides its link; a bare list of links (a
     // specification's list of the terms it imports) is left to the weights.
@@ -420,9 +420,9 @@ function captions(
   const figure = new Int32Array(n);
   for (let e = 0; e < n; e++) {
     const p = el.parent[e];
-    figure[e] = el.tag[e] === "figure" ? e : p >= 0 ? figure[p] : -1;
-    const hint = el.hint[e];
-    if (el.tag[e] !== "figcaption" && (hint === "" || !CAPTION.test(hint))) continue;
+    figure[e] = tagOf(el, e) === "figure" ? e : p >= 0 ? figure[p] : -1;
+    const hint = hintOf(el, e);
+    if (tagOf(el, e) !== "figcaption" && (hint === "" || !CAPTION.test(hint))) continue;
     // The figure (or the caption's parent) must not hold a table or code.
     const box = figure[e] >= 0 ? figure[e] : p;
     if (box < 0 || !labelsContent[box]) flagged[e] = 1;
@@ -581,7 +581,7 @@ const EDGE_MAX = 250;
 function linkItem(b: BlockRecord, el: ElementTable): boolean {
   if (b.kind !== "text" || b.text === 0 || b.links < b.text * 0.8) return false;
   for (let a = b.owner, up = 0; a >= 0 && up < 3; a = el.parent[a], up++) {
-    if (el.tag[a] === "li") return true;
+    if (tagOf(el, a) === "li") return true;
   }
   return false;
 }
@@ -589,9 +589,9 @@ function linkItem(b: BlockRecord, el: ElementTable): boolean {
 /** The list (`ul`, `ol`) a link item belongs to, or -1. */
 function listOf(b: BlockRecord, el: ElementTable): number {
   for (let a = b.owner, up = 0; a >= 0 && up < 4; a = el.parent[a], up++) {
-    if (el.tag[a] === "li") {
+    if (tagOf(el, a) === "li") {
       const p = el.parent[a];
-      return p >= 0 && (el.tag[p] === "ul" || el.tag[p] === "ol") ? p : -1;
+      return p >= 0 && (tagOf(el, p) === "ul" || tagOf(el, p) === "ol") ? p : -1;
     }
   }
   return -1;
@@ -702,7 +702,7 @@ function trimEdges(
   // A fragment: a few loose characters that do not end a sentence ("Advert",
   // "Voltar"), written by a box rather than by a paragraph, item or quote.
   const fragment = (i: number) =>
-    blocks[i].text < 25 && LOOSE.has(el.tag[blocks[i].owner]) && !endsSentence(text(i));
+    blocks[i].text < 25 && LOOSE.has(tagOf(el, blocks[i].owner)) && !endsSentence(text(i));
   // A sentence of the article: prose that is none of the above.
   const sentence = (i: number) =>
     isProse(blocks[i]) && blocks[i].text >= 60 && wordCount(text(i), 5) >= 5 &&
@@ -975,7 +975,7 @@ function choose(
       // edges to judge: a reading list that is the article stays, a list of
       // related stories beside it goes.
       if (
-        (el.tag[e] === "ul" || el.tag[e] === "ol") && el.links[e] >= el.text[e] * 0.8 &&
+        (tagOf(el, e) === "ul" || tagOf(el, e) === "ol") && el.links[e] >= el.text[e] * 0.8 &&
         !furniture(e)
       ) {
         selected[e] = 1;
@@ -983,13 +983,13 @@ function choose(
       }
       if (gain[e] < -CONTINUATION_GAP) break;
       if (gain[e] <= 0 || furniture(e)) continue;
-      if (!CONTENT_BLOCK.has(el.tag[e])) break;
+      if (!CONTENT_BLOCK.has(tagOf(el, e))) break;
       selected[e] = 1;
     }
     // A heading right before the box is its heading.
     for (let e = core - 1; e > parent; e--) {
       if (el.parent[e] !== parent) continue;
-      if (/^h[1-6]$/.test(el.tag[e]) && !furniture(e)) selected[e] = 1;
+      if (/^h[1-6]$/.test(tagOf(el, e)) && !furniture(e)) selected[e] = 1;
       break;
     }
   }
@@ -1004,7 +1004,7 @@ function choose(
     if (k && blockFurniture(b)) k = false;
     if (k && caption(b.owner)) k = false;
     if (
-      k && b.kind === "text" && el.tag[b.owner] === "p" && b.text >= PROMO_MIN &&
+      k && b.kind === "text" && tagOf(el, b.owner) === "p" && b.text >= PROMO_MIN &&
       b.text <= PROMO_MAX && el.links[b.owner] >= b.text * 0.8
     ) k = false;
     keep[i] = k;

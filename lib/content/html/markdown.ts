@@ -90,12 +90,16 @@ export interface HtmlConversion {
 export interface ElementTable {
   /** Parent element, or -1. */
   parent: Int32Array;
-  /** Tag name. */
-  tag: string[];
-  /** Class attribute as written ("" when none). */
-  hint: string[];
-  /** Id attribute as written ("" when none). */
-  id: string[];
+  /** Tag name, as its number in `names` (see {@link tagOf}). */
+  tag: Int32Array;
+  /** Class attribute as written, as its number in `names` (0, "", when none; see {@link hintOf}). */
+  hint: Int32Array;
+  /** Id attribute as written, as its number in `ids` (0, "", when none; see {@link idOf}). */
+  id: Int32Array;
+  /** The tag names and class attributes, by number ("" first). */
+  names: readonly string[];
+  /** The ids, by number ("" first). */
+  ids: readonly string[];
   /** Characters of text in the subtree. */
   text: Int32Array;
   /** Characters of text in the subtree inside links off the page. */
@@ -105,6 +109,21 @@ export interface ElementTable {
    * term's name), 2 otherwise, 0 no text.
    */
   lead: Uint8Array;
+}
+
+/** Element `e`'s tag name. */
+export function tagOf(el: ElementTable, e: number): string {
+  return el.names[el.tag[e]];
+}
+
+/** Element `e`'s class attribute as written ("" when none). */
+export function hintOf(el: ElementTable, e: number): string {
+  return el.names[el.hint[e]];
+}
+
+/** Element `e`'s id ("" when none). */
+export function idOf(el: ElementTable, e: number): string {
+  return el.ids[el.id[e]];
 }
 
 /** One block of the Markdown and where it came from. */
@@ -639,20 +658,40 @@ export function htmlToMarkdown(
   let elLinks = new Int32Array(capacity);
   let elLead = new Uint8Array(capacity);
   let elBlock = new Int32Array(capacity); // the innermost block-level element holding it, or itself
-  const elTag: string[] = [];
-  const elHint: string[] = [];
-  const elId: string[] = [];
+  // Tag names and class attributes as numbers into `names`, ids into `ids` (0: none): a number
+  // stored in a typed array where a string pushed to an array that outlives the young
+  // generation cost a write barrier, three per element.
+  let elTag = new Int32Array(capacity);
+  let elHint = new Int32Array(capacity);
+  let elId = new Int32Array(capacity);
+  const names: string[] = [""];
+  const numbers = new Map<string, number>([["", 0]]);
+  /** The number of a tag name or class attribute (a copy of its own, see `detached`). */
+  const numberOf = (s: string): number => {
+    let k = numbers.get(s);
+    if (k === undefined) {
+      k = names.length;
+      const copy = detached(s);
+      names.push(copy);
+      numbers.set(copy, k);
+    }
+    return k;
+  };
+  const ids: string[] = [""];
   let elCount = 0;
   const growElements = () => {
     // Doubling, then by a quarter once the table is large: a doubling late in a long walk left
     // nearly half of a large table unused (WHATWG HTML's 271,000 elements in room for 524,288).
     capacity = capacity < ELEMENTS_DOUBLING ? capacity * 2 : Math.ceil(capacity * 1.25);
-    const old = [elParent, elText, elLinks, elLead, elBlock];
+    const old = [elParent, elText, elLinks, elLead, elBlock, elTag, elHint, elId];
     elParent = grown(elParent, capacity);
     elText = grown(elText, capacity);
     elLinks = grown(elLinks, capacity);
     elLead = grown(elLead, capacity);
     elBlock = grown(elBlock, capacity);
+    elTag = grown(elTag, capacity);
+    elHint = grown(elHint, capacity);
+    elId = grown(elId, capacity);
     // The outgrown arrays are given back now: outside V8's heap, left to the collector they
     // stayed until the next full collection (the last doubling comes late in a long walk,
     // whose end is the conversion's peak).
@@ -737,15 +776,6 @@ export function htmlToMarkdown(
   const sink = (): Inline => captures.length > 0 ? captures[captures.length - 1].inline : paragraph;
 
   const inHeading = () => headingCapture !== undefined;
-
-  // Class names and tag names repeat: one copy of its own each (see `detached`) serves them all.
-  const copies = new Map<string, string>();
-  const shared = (s: string): string => {
-    if (s.length < 13) return s;
-    let copy = copies.get(s);
-    if (copy === undefined) copies.set(copy = detached(s), copy);
-    return copy;
-  };
 
   const resolved = new Map<string, string | undefined>();
   const resolve = (href: string): string | undefined => {
@@ -851,9 +881,13 @@ export function htmlToMarkdown(
       if (elCount === capacity) growElements();
       const eid = elCount++;
       elParent[eid] = current;
-      elTag.push(shared(name));
-      elHint.push(shared(attrs.class ?? ""));
-      elId.push(ownId);
+      elTag[eid] = numberOf(name);
+      const hint = attrs.class;
+      elHint[eid] = hint ? numberOf(hint) : 0;
+      if (ownId) {
+        elId[eid] = ids.length;
+        ids.push(ownId);
+      }
       frameEid[depth] = eid;
       current = eid;
       if (!inline) {
@@ -1405,7 +1439,7 @@ export function htmlToMarkdown(
   // links resolved), so that letting go of the source below frees it.
   frameAttrs.length = 0;
   resolved.clear();
-  copies.clear();
+  numbers.clear();
   // A large page's source is let go once the walk wrote some text: a selection that keeps none
   // of it then keeps everything written (below) instead of a reconversion of the whole page.
   const released = large && typeof page !== "string" && written.hasText();
@@ -1424,9 +1458,11 @@ export function htmlToMarkdown(
   const keep = options.select && blocks.length > 0
     ? options.select(blocks, {
       parent: elParent.subarray(0, elCount),
-      tag: elTag,
-      hint: elHint,
-      id: elId,
+      tag: elTag.subarray(0, elCount),
+      hint: elHint.subarray(0, elCount),
+      id: elId.subarray(0, elCount),
+      names,
+      ids,
       text: elText.subarray(0, elCount),
       links: elLinks.subarray(0, elCount),
       lead: elLead.subarray(0, elCount),
@@ -1434,7 +1470,7 @@ export function htmlToMarkdown(
     : undefined;
   // The element table is read by the selection only: given back now, not at the next full
   // collection (8.5 MB on WHATWG HTML, through the Document's build and the answer).
-  freeArrays([elParent, elText, elLinks, elLead, elBlock]);
+  freeArrays([elParent, elText, elLinks, elLead, elBlock, elTag, elHint, elId]);
   // A source let go of cannot be converted again whole: a selection keeping no text keeps all.
   const keepsText = (keep: readonly boolean[]) =>
     blocks.some((b, i) => keep[i] && /\S/.test(markdown.slice(b.start, b.end)));
