@@ -9,7 +9,7 @@
 import { DOMParser } from "linkedom";
 import { Readability } from "@mozilla/readability";
 import { decodeText } from "../lib/net/charset.ts";
-import { childEnv } from "../tests/support/process.ts";
+import { childEnv, taskFlags } from "../tests/support/process.ts";
 import { gunzipFile } from "../tests/support/shared.ts";
 
 /** A page of a set, written to a file the CLI reads. */
@@ -45,27 +45,15 @@ export async function loadPages(
 
 const ROOT = new URL("../", import.meta.url);
 
-/** The flags of the `fetch` task (deno.json), as a user runs `deno task fetch FILE`. */
-async function fetchFlags(): Promise<string[]> {
-  const entry = (JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
-    tasks: Record<string, string | { command: string }>;
-  }).tasks.fetch;
-  const task = (typeof entry === "string" ? entry : entry.command).split(/\s+/);
-  // After `deno run` (the line may set variables before it).
-  return task.slice(task.indexOf("run") + 1, task.indexOf("main.ts"));
-}
-
-let flags: Promise<string[]> | undefined;
-
 /**
  * What the CLI prints for `fetch FILE [--format F] [more...]` (stdout; ""
  * on failure, counted as such).
  */
 export async function cliFetch(p: BenchPage, format?: string, ...more: string[]): Promise<string> {
-  flags ??= fetchFlags();
   const args = ["fetch", p.file, ...(format ? ["--format", format] : []), ...more];
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...await flags, new URL("main.ts", ROOT).pathname, ...args],
+    // As a user runs `deno task fetch FILE`: the task's own flags (`run` first).
+    args: [...taskFlags("fetch", false), new URL("main.ts", ROOT).pathname, ...args],
     env: childEnv(),
     clearEnv: true,
     stdin: "null",

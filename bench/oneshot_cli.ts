@@ -35,7 +35,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { ROOT_DIR, taskEnv, taskFlags } from "../tests/support/process.ts";
+import { ROOT_DIR, splitTaskLine, taskEnv, taskFlags } from "../tests/support/process.ts";
 import { gunzipFile, sharedDir } from "../tests/support/shared.ts";
 import { installMdream, MDREAM } from "./mdream.ts";
 
@@ -87,12 +87,7 @@ async function lineOf(
 ): Promise<{ flags: string[]; env: Record<string, string> }> {
   if (dir === ROOT_DIR) return { flags: taskFlags(task, false), env: taskEnv(task) };
   const meta = JSON.parse(await Deno.readTextFile(`${dir}/deno.json`));
-  const words: string[] = meta.tasks[task].command.split(/\s+/);
-  const env: Record<string, string> = {};
-  while (/^[A-Z_]+=\S*$/.test(words[0] ?? "")) {
-    const [name, value] = words.shift()!.split("=");
-    env[name] = value;
-  }
+  const { env, words } = splitTaskLine(meta.tasks[task].command);
   return { flags: words.slice(1, words.indexOf("main.ts")), env };
 }
 

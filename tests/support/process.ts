@@ -30,12 +30,22 @@ export const MAIN = `${ROOT_DIR}/main.ts`;
 /** The CLI with the test tools. */
 export const TOOL_SERVER = `${ROOT_DIR}/tests/support/tool_server.ts`;
 
-/** A task's line after its leading `NAME=value` words (see {@link taskEnv}). */
-function taskWords(task: keyof typeof meta.tasks): string[] {
-  const words = meta.tasks[task].command.split(/\s+/);
-  let at = 0;
-  while (/^[A-Z_]+=\S*$/.test(words[at] ?? "")) at++;
-  return words.slice(at);
+/** A `NAME=value` word before a task's command. */
+const SETTING = /^([A-Z_]+)=(\S*)$/;
+
+/**
+ * A task's line (a deno.json `command`) as the variables it sets before its
+ * command (`MALLOC_ARENA_MAX=1`) and the words of the command.
+ */
+export function splitTaskLine(line: string): { env: Record<string, string>; words: string[] } {
+  const words = line.split(/\s+/);
+  const env: Record<string, string> = {};
+  let m: RegExpExecArray | null;
+  while ((m = SETTING.exec(words[0] ?? "")) !== null) {
+    env[m[1]] = m[2];
+    words.shift();
+  }
+  return { env, words };
 }
 
 /**
@@ -44,14 +54,7 @@ function taskWords(task: keyof typeof meta.tasks): string[] {
  * the task would.
  */
 export function taskEnv(task: "fetch" | "sections"): Record<string, string> {
-  const words = meta.tasks[task].command.split(/\s+/);
-  const env: Record<string, string> = {};
-  for (const word of words) {
-    const m = /^([A-Z_]+)=(\S*)$/.exec(word);
-    if (!m) break;
-    env[m[1]] = m[2];
-  }
-  return env;
+  return splitTaskLine(meta.tasks[task].command).env;
 }
 
 /**
@@ -68,7 +71,7 @@ export function taskFlags(
   loopback = true,
   home: string = Deno.env.get("HOME") ?? "/tmp",
 ): string[] {
-  const words = taskWords(task);
+  const { words } = splitTaskLine(meta.tasks[task].command);
   const end = words.indexOf("main.ts");
   if (words[0] !== "deno" || words[1] !== "run" || end < 0) {
     throw new Error(`unexpected shape of the ${task} task`);
