@@ -294,7 +294,7 @@ export function tablesFromRankFile(file: Uint8Array): O200k {
     i = k;
   }
   const lengths = new Uint32Array(size);
-  const ranks = new Int32Array(size).fill(-1);
+  const seen = new Uint8Array(size);
   const pool = new Uint8Array(poolBytes);
   // Second pass: each token's bytes, in file order, and its rank.
   let at = 0;
@@ -320,8 +320,8 @@ export function tablesFromRankFile(file: Uint8Array): O200k {
     let k = j + 1;
     let rank = 0;
     while (file[k] >= 48 && file[k] <= 57) rank = rank * 10 + file[k++] - 48;
-    if (ranks[rank] !== -1) throw new Error(`o200k ranks: rank ${rank} is given twice`);
-    ranks[rank] = line;
+    if (seen[rank]) throw new Error(`o200k ranks: rank ${rank} is given twice`);
+    seen[rank] = 1;
     where[rank] = from;
     lengths[rank] = at - from;
     while (k < file.length && (file[k] === 10 || file[k] === 13)) k++;
