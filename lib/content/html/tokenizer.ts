@@ -426,7 +426,16 @@ export function tokenize(
     const slot = ((length & 15) << 10) | ((html.charCodeAt(from) & 31) << 5) |
       (html.charCodeAt(from + 1) & 31);
     const seen = names[slot];
-    if (seen !== undefined && seen.length === length && html.startsWith(seen, from)) return seen;
+    if (seen !== undefined && seen.length === length) {
+      // Compared here, not with startsWith: a name is a few characters, and the call into the
+      // builtin cost more than the comparison (a tag or attribute name read a million times).
+      let k = 2;
+      while (k < length && seen.charCodeAt(k) === html.charCodeAt(from + k)) k++;
+      if (
+        k >= length && seen.charCodeAt(0) === html.charCodeAt(from) &&
+        (length < 2 || seen.charCodeAt(1) === html.charCodeAt(from + 1))
+      ) return seen;
+    }
     const name = html.slice(from, to);
     names[slot] = name;
     return name;
