@@ -68,6 +68,27 @@ export function altCarriesContent(alt: string, context: ImageContext): boolean {
   return shared < own.length * 0.6;
 }
 
+/** Most class attributes judged by {@link furnitureClass}: a bound on what it keeps. */
+const CLASSES_KEPT = 2048;
+const classVerdicts = new Map<string, boolean>();
+
+/**
+ * Whether a class attribute marks a banner, text for screen readers only or
+ * a browser-support box. A page gives the same few hundred class attributes
+ * to tens of thousands of elements (WHATWG HTML: 143 to 34,700), so each is
+ * tested once and its verdict kept, under a copy of the attribute of its own
+ * (a long one is a view into the page's source, which it would keep alive).
+ */
+function furnitureClass(cls: string): boolean {
+  let verdict = classVerdicts.get(cls);
+  if (verdict === undefined) {
+    verdict = BANNER.test(cls) || SCREEN_READER.test(cls) || SUPPORT_BOX.test(cls);
+    if (classVerdicts.size >= CLASSES_KEPT) classVerdicts.clear();
+    classVerdicts.set(cls.length < 13 ? cls : (" " + cls).slice(1), verdict);
+  }
+  return verdict;
+}
+
 /** The default policy. */
 export const defaultFurniture: FurniturePolicy = {
   image: altCarriesContent,
@@ -82,9 +103,7 @@ export const defaultFurniture: FurniturePolicy = {
     }
     const cls = attrs.class;
     const id = attrs.id;
-    if (
-      cls !== undefined && (BANNER.test(cls) || SCREEN_READER.test(cls) || SUPPORT_BOX.test(cls))
-    ) return true;
+    if (cls !== undefined && furnitureClass(cls)) return true;
     if (id !== undefined && BANNER.test(id)) return true;
     return false;
   },

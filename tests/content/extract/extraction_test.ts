@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { Document } from "../../../lib/content/document/document.ts";
+import { defaultFurniture } from "../../../lib/content/extract/furniture.ts";
 import { htmlDocument } from "../../../lib/content/pipeline.ts";
 import { ROOT_DIR } from "../../support/process.ts";
 import { realPageHtml, sharedDir } from "../../support/shared.ts";
@@ -263,4 +264,25 @@ Deno.test({
       assert.ok(titles(pair.selected).includes(t), t);
     }
   },
+});
+
+Deno.test("extraction: a class attribute is judged alike on every element that has it, however many classes the page has", () => {
+  // The furniture policy keeps the verdict of each class attribute it has tested, up to a bound:
+  // a banner's class is furniture wherever it comes, before and after thousands of others have
+  // been judged, and a class of the text (long enough to be a view into the page) never is.
+  const context = { ordinal: 1, inMain: true, depth: 3 };
+  const drops = (cls: string) => defaultFurniture.drop("div", { class: cls }, context);
+  const page = `<div class="site-cookie-banner x"><p class="paragraph-of-the-article">`;
+  const banner = page.slice(page.indexOf("site-"), page.indexOf('"><p'));
+  const text = page.slice(page.indexOf("paragraph-"), page.lastIndexOf('"'));
+  assert.equal(banner, "site-cookie-banner x");
+  assert.equal(text, "paragraph-of-the-article");
+  for (let k = 0; k < 5000; k++) {
+    assert.equal(drops(`para-${k} ${text}`), false, `class ${k}`);
+    if (k % 700 === 0) {
+      assert.equal(drops(banner), true, `the banner after ${k} classes`);
+      assert.equal(drops(text), false, `the text's class after ${k} classes`);
+      assert.equal(drops(`sr-only ${k}`), true, `a screen reader's class after ${k} classes`);
+    }
+  }
 });
