@@ -53,7 +53,8 @@ export class AnchorList implements ReadonlyMap<string, number> {
 
   /** Records `id` at `offset`, unless it was recorded before. */
   add(id: string, offset: number): void {
-    if (this.#find(id) >= 0) return;
+    const h = sampleHash(id);
+    if (this.#find(id, h) >= 0) return;
     const k = this.#ids.length;
     if (k === this.#offsets.length) {
       this.#offsets = grown(this.#offsets, k * 2);
@@ -65,19 +66,17 @@ export class AnchorList implements ReadonlyMap<string, number> {
       this.#map.set(id, k);
       return;
     }
-    const h = sampleHash(id);
     this.#hashes[k] = h;
     if (2 * (k + 1) > this.#slots!.length) this.#rebuild(this.#slots!.length * 2);
     else this.#place(k, h);
   }
 
   /** The number of `id`, or -1. */
-  #find(id: string): number {
+  #find(id: string, h: number): number {
     if (this.#map !== undefined) return this.#map.get(id) ?? -1;
     if (this.#slots === undefined) this.#rebuild(this.#tableSize());
     const slots = this.#slots!;
     const mask = slots.length - 1;
-    const h = sampleHash(id);
     for (let at = h & mask; slots[at] !== 0; at = (at + 1) & mask) {
       if (++this.#probes > PROBES_PER_ID * (this.#ids.length + 64)) {
         this.#map = new Map(this.#ids.map((s, j) => [s, j]));
@@ -143,12 +142,12 @@ export class AnchorList implements ReadonlyMap<string, number> {
   }
 
   get(id: string): number | undefined {
-    const k = this.#find(id);
+    const k = this.#find(id, sampleHash(id));
     return k < 0 ? undefined : this.#offsets[k];
   }
 
   has(id: string): boolean {
-    return this.#find(id) >= 0;
+    return this.#find(id, sampleHash(id)) >= 0;
   }
 
   *keys(): MapIterator<string> {
