@@ -222,6 +222,9 @@ export class TermTable {
   }
 }
 
+/** Texts shorter than this are counted once however often they come (see {@link buildField}). */
+const SHARED_TEXT = 400;
+
 /**
  * Builds one field. Terms are interned to numbers and counted in a reused
  * array, so indexing costs one table probe per token and no per-slice maps.
@@ -242,7 +245,8 @@ function buildField(texts: readonly string[], boost: number): Field {
   for (let doc = 0; doc < texts.length; doc++) {
     if ((doc & 255) === 0) checkCancelled();
     const text = texts[doc];
-    const cached = cache.get(text);
+    // (Only short texts are kept: a long one is not hashed to look for itself.)
+    const cached = text.length < SHARED_TEXT ? cache.get(text) : undefined;
     if (cached) {
       for (let k = cached.from; k < cached.to; k += 2) {
         postings.add(postings.at(k), postings.at(k + 1));
@@ -264,7 +268,7 @@ function buildField(texts: readonly string[], boost: number): Field {
     const from = postings.length;
     terms.drain(postings.add);
     postings.end(doc);
-    if (text.length < 400) cache.set(text, { from, to: postings.length, length });
+    if (text.length < SHARED_TEXT) cache.set(text, { from, to: postings.length, length });
     lengths[doc] = length;
     total += length;
   }
