@@ -68,21 +68,29 @@ export function altCarriesContent(alt: string, context: ImageContext): boolean {
   return shared < own.length * 0.6;
 }
 
-/** Most class attributes judged by {@link furnitureClass}: a bound on what it keeps. */
+/** Most class attributes judged by {@link furnitureClass} kept at once, */
 const CLASSES_KEPT = 2048;
+/** and the longest kept (a longer one is tested each time): at most about 1 MB held. */
+const CLASS_KEPT_CHARS = 256;
 const classVerdicts = new Map<string, boolean>();
+
+function isFurnitureClass(cls: string): boolean {
+  return BANNER.test(cls) || SCREEN_READER.test(cls) || SUPPORT_BOX.test(cls);
+}
 
 /**
  * Whether a class attribute marks a banner, text for screen readers only or
  * a browser-support box. A page gives the same few hundred class attributes
  * to tens of thousands of elements (WHATWG HTML: 143 to 34,700), so each is
  * tested once and its verdict kept, under a copy of the attribute of its own
- * (a long one is a view into the page's source, which it would keep alive).
+ * (one of 13 characters or more is a view into the page's source, which it
+ * would keep alive), for the process's later pages too.
  */
 function furnitureClass(cls: string): boolean {
+  if (cls.length > CLASS_KEPT_CHARS) return isFurnitureClass(cls);
   let verdict = classVerdicts.get(cls);
   if (verdict === undefined) {
-    verdict = BANNER.test(cls) || SCREEN_READER.test(cls) || SUPPORT_BOX.test(cls);
+    verdict = isFurnitureClass(cls);
     if (classVerdicts.size >= CLASSES_KEPT) classVerdicts.clear();
     classVerdicts.set(cls.length < 13 ? cls : (" " + cls).slice(1), verdict);
   }

@@ -277,8 +277,15 @@ Deno.test("extraction: a class attribute is judged alike on every element that h
   const text = page.slice(page.indexOf("paragraph-"), page.lastIndexOf('"'));
   assert.equal(banner, "site-cookie-banner x");
   assert.equal(text, "paragraph-of-the-article");
+  // A class too long to be kept is tested each time, with the same verdicts.
+  const long = `${"x".repeat(2000)} site-cookie-banner`;
+  const longText = `${"y".repeat(2000)} ${text}`;
   for (let k = 0; k < 5000; k++) {
     assert.equal(drops(`para-${k} ${text}`), false, `class ${k}`);
+    if (k % 2500 === 0) {
+      assert.equal(drops(long), true, `a long banner class after ${k} classes`);
+      assert.equal(drops(longText), false, `a long class of the text after ${k} classes`);
+    }
     if (k % 700 === 0) {
       assert.equal(drops(banner), true, `the banner after ${k} classes`);
       assert.equal(drops(text), false, `the text's class after ${k} classes`);
