@@ -28,7 +28,7 @@
  *
  * @module
  */
-import type { FurniturePolicy, ImageContext } from "../html/markdown.ts";
+import { detached, type FurniturePolicy, type ImageContext } from "../html/markdown.ts";
 
 const BANNER =
   /(?:^|[\s_-])(?:cookie-?(?:banner|notice|consent|bar|law|popup|policy-banner)|cookieconsent|consent-?(?:banner|manager|modal)|onetrust|gdpr|cc-(?:window|banner)|cybotcookiebot|truste|qc-cmp|sp_message)/i;
@@ -83,8 +83,8 @@ function isFurnitureClass(cls: string): boolean {
  * a browser-support box. A page gives the same few hundred class attributes
  * to tens of thousands of elements (WHATWG HTML: 143 to 34,700), so each is
  * tested once and its verdict kept, under a copy of the attribute of its own
- * (one of 13 characters or more is a view into the page's source, which it
- * would keep alive), for the process's later pages too.
+ * (`detached`: a long one is a view into the page's source, which it would
+ * keep alive), for the process's later pages too.
  */
 function furnitureClass(cls: string): boolean {
   if (cls.length > CLASS_KEPT_CHARS) return isFurnitureClass(cls);
@@ -92,7 +92,7 @@ function furnitureClass(cls: string): boolean {
   if (verdict === undefined) {
     verdict = isFurnitureClass(cls);
     if (classVerdicts.size >= CLASSES_KEPT) classVerdicts.clear();
-    classVerdicts.set(cls.length < 13 ? cls : (" " + cls).slice(1), verdict);
+    classVerdicts.set(detached(cls), verdict);
   }
   return verdict;
 }

@@ -570,7 +570,7 @@ class Written {
  * from the page's source would keep all of the source alive after its walk
  * (see `PageHtml`); a concatenation, once read, is written out anew.
  */
-function detached(s: string): string {
+export function detached(s: string): string {
   return s.length < 13 ? s : (" " + s).slice(1);
 }
 
