@@ -429,12 +429,9 @@ export function tokenize(
     if (seen !== undefined && seen.length === length) {
       // Compared here, not with startsWith: a name is a few characters, and the call into the
       // builtin cost more than the comparison (a tag or attribute name read a million times).
-      let k = 2;
+      let k = 0;
       while (k < length && seen.charCodeAt(k) === html.charCodeAt(from + k)) k++;
-      if (
-        k >= length && seen.charCodeAt(0) === html.charCodeAt(from) &&
-        (length < 2 || seen.charCodeAt(1) === html.charCodeAt(from + 1))
-      ) return seen;
+      if (k === length) return seen;
     }
     const name = html.slice(from, to);
     names[slot] = name;
