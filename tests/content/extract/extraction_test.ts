@@ -266,6 +266,31 @@ Deno.test({
   },
 });
 
+Deno.test("extraction: an id naming a term or a link in a sentence is not read as a consent banner's", async () => {
+  // WHATWG HTML's links to Trusted Types ("the-setter:tt-trustedhtml") lost their words to the
+  // "truste" of TrustArc's banners ("truste-consent-track"); a term or a span whose id names cookies or the GDPR is a
+  // word of the sentence, not a banner, whatever its id says.
+  const { selected, full } = await fixture("consent_ids");
+  includesAll(selected, [
+    "takes a [TrustedHTML](https://w3c.github.io/trusted-types/dist/spec/#trustedhtml) object",
+    "[TrustedScript](https://w3c.github.io/trusted-types/dist/spec/#trustedscript)",
+    "keeps a cookie consent record for every visitor",
+    "publishes its fines under the GDPR every quarter",
+    "## Consent records",
+    // A heading's id that starts with "trusted" is not TrustArc's "truste".
+    "## Trusted sinks",
+  ]);
+  // Banners named by their ids still go, whole.
+  includesNone(selected, [
+    "We and our partners use cookies",
+    "Accept",
+    "stores data such as cookies",
+    "Your privacy",
+    "Manage cookie preferences",
+  ]);
+  includesAll(full, ["We and our partners use cookies", "Manage cookie preferences"]);
+});
+
 Deno.test("extraction: a class attribute is judged alike on every element that has it, however many classes the page has", () => {
   // The furniture policy keeps the verdict of each class attribute it has tested, up to a bound:
   // a banner's class is furniture wherever it comes, before and after thousands of others have
