@@ -211,6 +211,20 @@ const RAW_END = new Map<string, RegExp>();
 /** The attributes of every tag that has none (frozen: they are shared). */
 const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/**
+ * `s` as the engine's one shared copy of it, the copy a property key is: a
+ * tag or attribute name compared with `===` against a literal, looked up in
+ * a map or a set, or used as a key is then matched by its address, where a
+ * copy of its own was compared character by character (and, as a key,
+ * looked up in the engine's table of shared strings) at every use.
+ */
+function internalized(s: string): string {
+  const key: Record<string, number> = {};
+  key[s] = 0;
+  for (const k in key) return k;
+  return s;
+}
+
 /** Slots of the tokenizer's table of names read (16 lengths × 32 × 32 characters). */
 const NAME_SLOTS = 16 * 32 * 32;
 
@@ -416,6 +430,9 @@ export function tokenize(
   const html = source.indexOf("\r") === -1 ? source : source.replace(/\r\n?/g, "\n");
   const n = html.length;
   let i = 0;
+  // Most pages hold no NUL: one search of the page spares one of every attribute value.
+  const nulFree = html.indexOf("\u0000") === -1;
+  const cleaned = (s: string): string => nulFree ? s : noNul(s);
   // Tag and attribute names as read before, by length and first two characters: a name
   // the page repeats (nearly all of them) is the string read the first time, not a new
   // one, which spares an allocation per tag and attribute and lets every later lookup of
@@ -433,7 +450,7 @@ export function tokenize(
       while (k < length && seen.charCodeAt(k) === html.charCodeAt(from + k)) k++;
       if (k === length) return seen;
     }
-    const name = html.slice(from, to);
+    const name = internalized(html.slice(from, to));
     names[slot] = name;
     return name;
   };
@@ -617,7 +634,7 @@ export function tokenize(
             p = n;
             break;
           }
-          if (keep) value = noNul(decodeAttr(html.slice(p + 1, close)));
+          if (keep) value = cleaned(decodeAttr(html.slice(p + 1, close)));
           p = close + 1;
         } else if (ch !== 62) {
           const valueStart = p;
@@ -625,7 +642,7 @@ export function tokenize(
             ch = html.charCodeAt(p);
             if (ch === 62 || ch === 32 || ch === 10 || ch === 9 || ch === 12) break;
           }
-          if (keep) value = noNul(decodeAttr(html.slice(valueStart, p)));
+          if (keep) value = cleaned(decodeAttr(html.slice(valueStart, p)));
         }
       }
       if (keep && attrs[attrName] === undefined) {
@@ -994,6 +1011,25 @@ const TREE_KIND = bitsByName([
 ]);
 const kindOf = (name: string): number => TREE_KIND.get(name) ?? 0;
 
+/** An implied-end rule with its names' records. */
+interface ImpliedRecords {
+  boundary: NameRecord[];
+  closes: NameRecord[];
+}
+
+/**
+ * What a walk keeps per element name: its kind, where the open elements of
+ * that name sit in the stack (HTML and foreign, indexes, innermost last),
+ * and its implied-end rule once asked for (null: none). One look-up of the
+ * name finds all of it, where each was a map of its own.
+ */
+interface NameRecord {
+  kind: number;
+  html: number[];
+  foreign: number[];
+  rule: ImpliedRecords | null | undefined;
+}
+
 // Attributes the tree builder itself reads.
 const BUILDER_ATTRIBUTES = ["color", "face", "size", "encoding"];
 
@@ -1022,8 +1058,17 @@ export function walkHtml(
   // Where elements of each kind sit in the stack (indexes, innermost last), so that every
   // search of the stack below is a look at the ends of a few lists, not a walk down it: a
   // page nested ten thousand deep cost ten thousand steps for every end tag it repeated.
-  const htmlAt = new Map<string, number[]>(); // HTML elements by name
-  const foreignAt = new Map<string, number[]>(); // SVG and MathML elements by name
+  // Each name's kind and its elements, HTML and foreign (one look-up per tag for all of them).
+  const records = new Map<string, NameRecord>();
+  const recordOf = (name: string): NameRecord => {
+    let record = records.get(name);
+    if (record === undefined) {
+      record = { kind: kindOf(name), html: [], foreign: [], rule: undefined };
+      records.set(name, record);
+    }
+    return record;
+  };
+  const recs: NameRecord[] = []; // per open element: its name's record
   const scopeAt: number[] = []; // HTML elements a scope search stops at (SCOPE)
   const specialAt: number[] = []; // HTML special elements (SPECIAL)
   const pointAt: number[] = []; // integration points (in SVG or MathML)
@@ -1035,8 +1080,13 @@ export function walkHtml(
   /** The last index of a list, or -1. */
   const last = (list: number[] | undefined): number =>
     list === undefined || list.length === 0 ? -1 : list[list.length - 1];
-  /** The innermost open HTML element named `name`, or -1. */
-  const innermost = (name: string): number => last(htmlAt.get(name));
+  const P = recordOf("p");
+  const BUTTON = recordOf("button");
+  const TABLE = recordOf("table");
+  const LI = recordOf("li");
+  const OL = recordOf("ol");
+  const UL = recordOf("ul");
+  const TEMPLATE = recordOf("template");
   // A <frameset> before any text or content element replaces the body (and drops what follows).
   let framesetOk = true;
   let frameset = false;
@@ -1063,7 +1113,7 @@ export function walkHtml(
   const target = (): number => stack.length > 0 ? targets[stack.length - 1] : -1;
   /** Where moved-out content goes: before the innermost table. */
   const fosterTarget = (): number => {
-    const table = innermost("table");
+    const table = last(TABLE.html);
     return table >= 0 ? homes[table] : target();
   };
   /** Whether the current node only takes table parts. */
@@ -1083,7 +1133,7 @@ export function walkHtml(
     const closed = stack.pop()!;
     const space = ns.pop()!;
     points.pop();
-    unmark(closed, space, index);
+    unmark(recs.pop()!, space, index);
     const into = targets.pop()!;
     const home = homes.pop()!;
     if (space !== HTML) foreign--;
@@ -1122,13 +1172,13 @@ export function walkHtml(
   };
   /** The innermost boundary of a scope search: a SCOPE element or an integration point. */
   const scopeBoundary = (): number => Math.max(last(scopeAt), last(pointAt));
-  /** Index of the open HTML element `name` in scope (`extra` adds boundaries), or -1. */
-  const inScope = (name: string, extra?: string): number => {
-    const at = innermost(name);
+  /** Index of the innermost open HTML element of `name` in scope (`extra` adds boundaries), or -1. */
+  const inScope = (name: NameRecord | undefined, extra?: NameRecord): number => {
+    const at = last(name?.html);
     if (at < 0) return -1;
     const boundary = extra === undefined
       ? scopeBoundary()
-      : Math.max(scopeBoundary(), innermost(extra));
+      : Math.max(scopeBoundary(), last(extra.html));
     return at >= boundary ? at : -1;
   };
   const headingInScope = (): number => {
@@ -1136,19 +1186,30 @@ export function walkHtml(
     return at > scopeBoundary() ? at : -1;
   };
 
-  /** Closes what the start tag `name` (of kind `kind`) closes. */
-  const closeImplied = (name: string, kind: number) => {
+  /** The implied-end rule of a name, its names as records (made once per walk). */
+  const ruleOf = (name: string, record: NameRecord): ImpliedRecords | undefined => {
+    if (record.rule === undefined) {
+      const rule = IMPLIED_MAP.get(name);
+      record.rule = rule
+        ? { boundary: [...rule.boundary].map(recordOf), closes: [...rule.closes].map(recordOf) }
+        : null;
+    }
+    return record.rule ?? undefined;
+  };
+  /** Closes what the start tag `name` (its record `record`) closes. */
+  const closeImplied = (name: string, record: NameRecord) => {
+    const kind = record.kind;
     if (openP > 0 && (kind & K_CLOSES_P) !== 0) {
-      const at = inScope("p", "button");
+      const at = inScope(P, BUTTON);
       if (at >= 0) popTo(at);
     }
-    const rule = (kind & K_IMPLIED) !== 0 ? IMPLIED_MAP.get(name) : undefined;
+    const rule = (kind & K_IMPLIED) !== 0 ? ruleOf(name, record) : undefined;
     if (rule) {
       // The innermost element the rule closes, unless a boundary or foreign content comes first.
       let boundary = last(anyForeignAt);
-      for (const b of rule.boundary) boundary = Math.max(boundary, innermost(b));
+      for (const b of rule.boundary) boundary = Math.max(boundary, last(b.html));
       let at = -1;
-      for (const c of rule.closes) at = Math.max(at, innermost(c));
+      for (const c of rule.closes) at = Math.max(at, last(c.html));
       if (at > boundary) popTo(at);
     }
     if ((kind & K_HEADING) !== 0 && stack.length > 0 && HEADINGS.has(stack[stack.length - 1])) {
@@ -1156,13 +1217,11 @@ export function walkHtml(
     }
   };
 
-  /** Records the element at `index` (of kind `kind`) in the lists above. */
-  const mark = (name: string, kind: number, space: number, index: number, point: boolean): void => {
-    const byName = space === HTML ? htmlAt : foreignAt;
-    const list = byName.get(name);
-    if (list) list.push(index);
-    else byName.set(name, [index]);
+  /** Records the element at `index` (its name's record `record`) in the lists above. */
+  const mark = (record: NameRecord, space: number, index: number, point: boolean): void => {
+    const kind = record.kind;
     if (space === HTML) {
+      record.html.push(index);
       anyHtmlAt.push(index);
       if ((kind & K_SCOPE) !== 0) scopeAt.push(index);
       if ((kind & K_SPECIAL) !== 0) specialAt.push(index);
@@ -1170,17 +1229,18 @@ export function walkHtml(
       if ((kind & K_TABLE_CONTEXT) !== 0) tablePartAt.push(index);
       if ((kind & K_CELL) !== 0) cellAt.push(index);
     } else {
+      record.foreign.push(index);
       anyForeignAt.push(index);
       if (point) pointAt.push(index);
     }
   };
   /** Takes the element at `index` (the innermost) out of the lists above. */
-  const unmark = (name: string, space: number, index: number): void => {
-    const drop = (list: number[] | undefined) => {
-      if (list !== undefined && list.length > 0 && list[list.length - 1] === index) list.pop();
+  const unmark = (record: NameRecord, space: number, index: number): void => {
+    const drop = (list: number[]) => {
+      if (list.length > 0 && list[list.length - 1] === index) list.pop();
     };
-    drop((space === HTML ? htmlAt : foreignAt).get(name));
     if (space === HTML) {
+      drop(record.html);
       drop(anyHtmlAt);
       drop(scopeAt);
       drop(specialAt);
@@ -1188,6 +1248,7 @@ export function walkHtml(
       drop(tablePartAt);
       drop(cellAt);
     } else {
+      drop(record.foreign);
       drop(anyForeignAt);
       drop(pointAt);
     }
@@ -1195,13 +1256,14 @@ export function walkHtml(
 
   const push = (
     name: string,
-    kind: number,
+    record: NameRecord,
     space: number,
     attrs: Record<string, string>,
     into: number,
     home: number,
   ): void => {
     stack.push(name);
+    recs.push(record);
     ns.push(space);
     targets.push(into);
     homes.push(home);
@@ -1213,19 +1275,20 @@ export function walkHtml(
           /^(text\/html|application\/xhtml\+xml)$/i.test(attrs.encoding ?? ""));
     }
     points.push(point);
-    mark(name, kind, space, stack.length - 1, point);
+    mark(record, space, stack.length - 1, point);
     if (space !== HTML) foreign++;
     else if (name === "p") openP++;
   };
 
-  /** Opens an element (`kind` of its name); false when it was flattened away. */
+  /** Opens an element (`record` of its name); false when it was flattened away. */
   const open = (
     name: string,
-    kind: number,
+    record: NameRecord,
     space: number,
     attrs: Record<string, string>,
     selfClosing: boolean,
   ): boolean => {
+    const kind = record.kind;
     const home = tables > 0 && inTableContext() && !IN_TABLE.has(name) ? fosterTarget() : target();
     if (stack.length >= MAX_DEPTH && !(space === HTML && (kind & K_VOID) !== 0)) {
       flattened++;
@@ -1234,7 +1297,7 @@ export function walkHtml(
     if (name === "table" && space === HTML && !selfClosing) {
       tables++;
       buffers.push([[0, name, attrs]]);
-      push(name, kind, space, attrs, buffers.length - 1, home);
+      push(name, record, space, attrs, buffers.length - 1, home);
       return true;
     }
     emitOpen(home, name, attrs);
@@ -1242,7 +1305,7 @@ export function walkHtml(
       emitClose(home, name);
       return false;
     }
-    push(name, kind, space, attrs, home, home);
+    push(name, record, space, attrs, home, home);
     return true;
   };
 
@@ -1285,14 +1348,14 @@ export function walkHtml(
             // HTML inside SVG or MathML: leave the foreign content first.
             while (stack.length > 0 && inForeign()) pop();
           } else {
-            open(name, kindOf(name), space, attrs, selfClosing);
+            open(name, recordOf(name), space, attrs, selfClosing);
             return TextMode.Data;
           }
         }
       }
     }
     if (name === "image") name = "img";
-    const kind = kindOf(name);
+    const record = recordOf(name);
     if (tables > 0) {
       const top = stack.length - 1;
       if (stack[top] === "colgroup" && ns[top] === HTML && name !== "col" && name !== "template") {
@@ -1304,21 +1367,21 @@ export function walkHtml(
         popTo(context + 1);
         if (name === "table") {
           // A table cannot hold a table outside a cell: the open one ends.
-          const table = innermost("table");
+          const table = last(TABLE.html);
           if (table >= 0) popTo(table);
         } else if ((name === "td" || name === "th") && stack[stack.length - 1] !== "tr") {
-          open("tr", kindOf("tr"), HTML, {}, false);
+          open("tr", recordOf("tr"), HTML, {}, false);
         }
       }
     }
     if (name === "svg" || name === "math") {
-      closeImplied(name, kind);
-      open(name, kind, name === "svg" ? SVG : MATHML, attrs, selfClosing);
+      closeImplied(name, record);
+      open(name, record, name === "svg" ? SVG : MATHML, attrs, selfClosing);
       return TextMode.Data;
     }
-    closeImplied(name, kind);
-    open(name, kind, HTML, attrs, selfClosing);
-    return (kind & K_RAW) !== 0 ? modeOf(name) : TextMode.Data;
+    closeImplied(name, record);
+    open(name, record, HTML, attrs, selfClosing);
+    return (record.kind & K_RAW) !== 0 ? modeOf(name) : TextMode.Data;
   };
 
   const endTag = (name: string): void => {
@@ -1327,12 +1390,14 @@ export function walkHtml(
       flattened--;
       return;
     }
+    // The name's record, if an element of that name was opened (an end tag alone makes none).
+    const record = records.get(name);
     if (foreign > 0 && ns[stack.length - 1] !== HTML) {
       if (name === "p" || name === "br") {
         while (stack.length > 0 && inForeign()) pop();
       } else {
         // An end tag in SVG or MathML closes its match up to the first HTML element.
-        const at = last(foreignAt.get(name));
+        const at = last(record?.foreign);
         if (at > last(anyHtmlAt)) {
           popTo(at);
           return;
@@ -1345,48 +1410,43 @@ export function walkHtml(
       return;
     }
     if (name === "p") {
-      const at = openP > 0 ? inScope("p", "button") : -1;
+      const at = openP > 0 ? inScope(P, BUTTON) : -1;
       if (at >= 0) popTo(at);
       else {
         // "</p>" without an open paragraph acts like "<p></p>".
-        closeImplied("p", kindOf("p"));
+        closeImplied("p", P);
         emit(target(), [0, "p", {}]);
         emit(target(), [1, "p"]);
       }
       return;
     }
-    const kind = kindOf(name);
+    const kind = record ? record.kind : kindOf(name);
     if ((kind & K_HEADING) !== 0) {
       const at = headingInScope();
       if (at >= 0) popTo(at);
       return;
     }
     if (name === "li") {
-      const at = inScope("li");
-      const list = Math.max(
-        innermost("ol"),
-        innermost("ul"),
-        last(foreignAt.get("ol")),
-        last(foreignAt.get("ul")),
-      );
+      const at = inScope(LI);
+      const list = Math.max(last(OL.html), last(UL.html), last(OL.foreign), last(UL.foreign));
       if (at >= 0 && list < at) popTo(at);
       return;
     }
     if (name === "body" || name === "html") return;
     if (name === "template") {
       // A template ends with everything opened inside it.
-      const at = innermost("template");
+      const at = last(TEMPLATE.html);
       if (at >= 0) popTo(at);
       return;
     }
     if ((kind & K_SCOPED_END) !== 0) {
-      const at = inScope(name);
+      const at = inScope(record);
       if (at >= 0) popTo(at);
       return;
     }
     if ((kind & K_TABLE_PARTS) !== 0) {
-      const at = innermost(name);
-      const table = innermost("table");
+      const at = last(record?.html);
+      const table = last(TABLE.html);
       if (at >= 0 && at >= table) {
         popTo(at);
         return;
@@ -1401,7 +1461,7 @@ export function walkHtml(
       return;
     }
     if ((kind & K_FORMATTING) !== 0) {
-      const at = inScope(name);
+      const at = inScope(record);
       if (at < 0) return;
       // With a block inside it (<b><p>x</b>y), browsers keep what follows in the block
       // (the adoption agency): leave the element open rather than close the block.
@@ -1410,11 +1470,14 @@ export function walkHtml(
       return;
     }
     // Any other end tag: its match, unless a special element comes first.
-    const at = innermost(name);
+    const at = last(record?.html);
     if (at >= 0 && at >= Math.max(last(specialAt), last(pointAt))) popTo(at);
   };
 
   const wanted = attributes && new Set([...attributes, ...BUILDER_ATTRIBUTES]);
+  // Text holds a NUL only where the page does (a character reference never decodes to one): a
+  // page without any spares the search of every piece of text.
+  const mayHoldNul = html.indexOf("\u0000") !== -1;
   tokenize(html, {
     startTag,
     endTag,
@@ -1426,7 +1489,7 @@ export function walkHtml(
         }
       }
       // NUL is dropped from HTML text and stands for U+FFFD in SVG and MathML.
-      if (text.indexOf("\u0000") !== -1) {
+      if (mayHoldNul && text.indexOf("\u0000") !== -1) {
         text = inForeign() ? noNul(text) : text.replace(NUL, "");
         if (!text) return;
       }
