@@ -378,22 +378,50 @@ class Inline {
   }
 }
 
-type Capture =
-  | {
-    kind: "link";
-    inline: Inline;
-    href: string;
-    images: number;
-    words: boolean;
-    /** Its element's depth in the frames, and that element's ordinal (which names it). */
-    depth: number;
-    ordinal: number;
-  }
-  | { kind: "emph"; inline: Inline; marker: string }
-  | { kind: "code"; inline: Inline; links?: { text: string; href: string }[] }
-  | { kind: "heading"; inline: Inline; level: number; ids: string[]; eid: number }
-  | { kind: "cell"; inline: Inline }
-  | { kind: "title"; inline: Inline };
+/**
+ * Inline markup being gathered: a link, emphasis, a code span, a heading, a
+ * table cell or the page's title. Every kind has every field (those of
+ * other kinds unused), so all captures share one shape: reading `kind` or
+ * `inline` of the innermost one is one map check, where six shapes made
+ * each read a megamorphic lookup.
+ */
+interface Capture {
+  kind: "link" | "emph" | "code" | "heading" | "cell" | "title";
+  inline: Inline;
+  /** A link's target, its images, whether it has words of its own. */
+  href: string;
+  images: number;
+  words: boolean;
+  /** A link's element: its depth in the frames, and its ordinal (which names it). */
+  depth: number;
+  ordinal: number;
+  /** Emphasis's marker (`**`, `*`, `~~`). */
+  marker: string;
+  /** Links inside a code span. */
+  links: { text: string; href: string }[] | undefined;
+  /** A heading's level, ids and element. */
+  level: number;
+  ids: string[] | undefined;
+  eid: number;
+}
+
+/** A capture of `kind` (see {@link Capture}). */
+function capture(kind: Capture["kind"]): Capture {
+  return {
+    kind,
+    inline: new Inline(),
+    href: "",
+    images: 0,
+    words: false,
+    depth: 0,
+    ordinal: 0,
+    marker: "",
+    links: undefined,
+    level: 0,
+    ids: undefined,
+    eid: -1,
+  };
+}
 
 interface Container {
   kind: "quote" | "item";
@@ -437,6 +465,8 @@ const F_SECTIONING = 1024;
 const F_ABANDONED = 2048;
 /** An `<a href>` off the page, captured or not. */
 const F_OFF_ANCHOR = 4096;
+/** Neither inline nor void: its end is a block boundary (its kind, kept from its start tag). */
+const F_ENDS_BLOCK = 8192;
 
 const WS = /[ \t\n\r\f]+/g;
 
@@ -483,6 +513,14 @@ const ATTRIBUTES = [
   "start",
   "colspan",
 ];
+
+/**
+ * The last item of `list`, or undefined. Not `list[list.length - 1]`: on an empty list that
+ * reads the property "-1", which V8 looks up as a name, a slow lookup.
+ */
+function last<T>(list: readonly T[]): T | undefined {
+  return list.length > 0 ? list[list.length - 1] : undefined;
+}
 
 function escapeLineStart(line: string): string {
   const c = line.charCodeAt(0);
@@ -795,10 +833,10 @@ export function htmlToMarkdown(
     return out;
   };
 
-  let headingCapture: Extract<Capture, { kind: "heading" }> | undefined;
+  let headingCapture: Capture | undefined;
   /** Records an id (of its own: see `detached`) where the next block starts. */
   const recordAnchor = (id: string) => {
-    if (headingCapture) headingCapture.ids.push(id);
+    if (headingCapture) headingCapture.ids!.push(id);
     else anchors.add(id, length + (started ? pendingNewlines : 0));
   };
 
@@ -821,7 +859,7 @@ export function htmlToMarkdown(
       frameFlags[depth] = 0;
       if (name === "title" && !inTitle && title === "") {
         inTitle = true;
-        captures.push({ kind: "title", inline: new Inline() });
+        captures.push(capture("title"));
         opaqueCaptures++;
         frameFlags[depth] = F_CAPTURE;
         return;
@@ -899,6 +937,7 @@ export function htmlToMarkdown(
         flags |= F_SECTIONING;
         sectionDepth++;
       }
+      if ((kind & (TAG_INLINE | TAG_VOID)) === 0) flags |= F_ENDS_BLOCK;
       frameFlags[depth] = flags;
       const heading = kind >> TAG_LEVEL_SHIFT;
       // A heading's ids are recorded once it is open, so they point at its line.
@@ -920,18 +959,14 @@ export function htmlToMarkdown(
         for (const c of captures) if (c.kind === "link") c.words = true;
         abandonLinks();
         flushParagraph();
-        const capture: Extract<Capture, { kind: "heading" }> = {
-          kind: "heading",
-          inline: new Inline(),
-          level,
-          ids: [],
-          eid,
-        };
-        captures.push(capture);
+        const c = capture("heading");
+        c.level = level;
+        c.ids = ownId ? [ownId] : [];
+        c.eid = eid;
+        captures.push(c);
         opaqueCaptures++;
-        headingCapture = capture;
+        headingCapture = c;
         frameFlags[depth] |= F_CAPTURE;
-        if (ownId) capture.ids.push(ownId);
         return;
       }
 
@@ -943,7 +978,7 @@ export function htmlToMarkdown(
 
       switch (name) {
         case "br": {
-          const top = captures[captures.length - 1];
+          const top = last(captures);
           if (top?.kind === "cell") top.inline.mark("<br>");
           else if (top?.kind === "heading" || top?.kind === "title") top.inline.text(" ");
           else sink().newline();
@@ -957,7 +992,7 @@ export function htmlToMarkdown(
           return;
         case "img": {
           const alt = (attrs.alt ?? "").replace(WS, " ").trim();
-          const top = captures[captures.length - 1];
+          const top = last(captures);
           if (top?.kind === "link") top.images++;
           if (!alt || inHeading()) return;
           if (furniture?.image && !furniture.image(alt, { title })) return;
@@ -984,15 +1019,11 @@ export function htmlToMarkdown(
           if (inHeading() || captures.length >= MAX_CAPTURES) return;
           const href = attrs.href !== undefined ? resolve(attrs.href) : undefined;
           if (href === undefined) return;
-          captures.push({
-            kind: "link",
-            inline: new Inline(),
-            href,
-            images: 0,
-            words: false,
-            depth,
-            ordinal,
-          });
+          const link = capture("link");
+          link.href = href;
+          link.depth = depth;
+          link.ordinal = ordinal;
+          captures.push(link);
           linkDepth++;
 
           frameFlags[depth] |= F_CAPTURE;
@@ -1011,7 +1042,9 @@ export function htmlToMarkdown(
             : name === "em" || name === "i"
             ? "*"
             : "~~";
-          captures.push({ kind: "emph", inline: new Inline(), marker });
+          const emph = capture("emph");
+          emph.marker = marker;
+          captures.push(emph);
           frameFlags[depth] |= F_CAPTURE;
           return;
         }
@@ -1020,7 +1053,7 @@ export function htmlToMarkdown(
         case "samp":
         case "tt": {
           if (inHeading() || captures.length >= MAX_CAPTURES) return;
-          captures.push({ kind: "code", inline: new Inline() });
+          captures.push(capture("code"));
           frameFlags[depth] |= F_CAPTURE;
           return;
         }
@@ -1028,7 +1061,7 @@ export function htmlToMarkdown(
           blockBoundary();
           if (captures.some((c) => c.kind === "cell")) {
             // Code inside a table cell stays inline.
-            captures.push({ kind: "code", inline: new Inline() });
+            captures.push(capture("code"));
             frameFlags[depth] |= F_CAPTURE;
             return;
           }
@@ -1061,7 +1094,7 @@ export function htmlToMarkdown(
         case "li": {
           blockBoundary();
           if (captures.length > 0 || containers.length >= MAX_CONTAINERS) return;
-          const list = lists[lists.length - 1] ?? { ordered: false, next: 1, items: 0 };
+          const list = last(lists) ?? { ordered: false, next: 1, items: 0 };
           const marker = list.ordered ? `${list.next++}. ` : "- ";
           containers.push({ kind: "item", marker, indent: " ".repeat(marker.length) });
           frameFlags[depth] |= F_CONTAINER;
@@ -1078,14 +1111,14 @@ export function htmlToMarkdown(
         }
         case "table": {
           blockBoundary();
-          const outer = tables[tables.length - 1];
+          const outer = last(tables);
           const flatten = captures.length > 0 || (outer !== undefined && !outer.layout);
           tables.push({ eid, rows: [], flatten, hasHead: false });
           frameFlags[depth] |= F_TABLE;
           return;
         }
         case "tr": {
-          const table = tables[tables.length - 1];
+          const table = last(tables);
           if (!table || table.layout) return blockBoundary();
           if (table.flatten) {
             sink().text(" ");
@@ -1098,7 +1131,7 @@ export function htmlToMarkdown(
         }
         case "th":
         case "td": {
-          const table = tables[tables.length - 1];
+          const table = last(tables);
           if (!table || table.layout) return blockBoundary();
           if (table.flatten) {
             sink().text(" ");
@@ -1109,7 +1142,7 @@ export function htmlToMarkdown(
             table.current = [];
             table.rows.push(table.current);
           }
-          captures.push({ kind: "cell", inline: new Inline() });
+          captures.push(capture("cell"));
           opaqueCaptures++;
           frameFlags[depth] |= F_CAPTURE;
           const span = Math.min(50, Number(attrs.colspan) || 1);
@@ -1120,7 +1153,9 @@ export function htmlToMarkdown(
         case "summary":
           blockBoundary();
           if (captures.length === 0) {
-            captures.push({ kind: "emph", inline: new Inline(), marker: "**" });
+            const emph = capture("emph");
+            emph.marker = "**";
+            captures.push(emph);
             frameFlags[depth] |= F_CAPTURE;
           }
           return;
@@ -1163,7 +1198,7 @@ export function htmlToMarkdown(
         paraText += text.length;
         if (linkDepth > 0) paraLinks += text.length;
       }
-      const top = captures[captures.length - 1];
+      const top = last(captures);
       if (top?.kind === "link") top.words = true;
       sink().text(text);
     },
@@ -1238,7 +1273,7 @@ export function htmlToMarkdown(
         return;
       }
       if ((flags & F_ROW) !== 0) {
-        const table = tables[tables.length - 1];
+        const table = last(tables);
         if (table) table.current = undefined;
         return;
       }
@@ -1247,7 +1282,7 @@ export function htmlToMarkdown(
         if (!table.flatten && !table.layout) writeTable(table);
         return;
       }
-      if (((TAG_KIND.get(name) ?? 0) & (TAG_INLINE | TAG_VOID)) === 0) blockBoundary();
+      if ((flags & F_ENDS_BLOCK) !== 0) blockBoundary();
     },
   };
 
@@ -1257,9 +1292,9 @@ export function htmlToMarkdown(
    * paragraphs and the rest of the table is read as ordinary blocks.
    */
   function layoutTable() {
-    const top = captures[captures.length - 1];
+    const top = last(captures);
     if (top?.kind !== "cell") return;
-    const table = tables[tables.length - 1];
+    const table = last(tables);
     if (!table || table.flatten || table.layout) return;
     captures.pop();
     opaqueCaptures--;
@@ -1285,7 +1320,7 @@ export function htmlToMarkdown(
   function abandonLinks() {
     // Links cannot hold blocks: pour their text into the enclosing sink.
     while (captures.length > 0 && captures[captures.length - 1].kind === "link") {
-      const link = captures.pop() as Extract<Capture, { kind: "link" }>;
+      const link = captures.pop()!;
       // Its text still counts as link text until the link closes.
       // Its element, found by depth and told by its ordinal: one closed meanwhile (captures
       // and elements out of step) is left alone, as it was when frames were objects.
@@ -1325,13 +1360,13 @@ export function htmlToMarkdown(
         );
         containers.push(...saved);
         const offset = length - ("#".repeat(capture.level).length + 1 + text.length);
-        for (const id of capture.ids) anchors.add(id, offset);
+        for (const id of capture.ids!) anchors.add(id, offset);
         return;
       }
       case "link": {
         const out = sink();
         if (inner === "") return;
-        const parent = captures[captures.length - 1];
+        const parent = last(captures);
         if (capture.images > 0 && !capture.words) {
           out.mark(inner);
         } else if (parent?.kind === "code") {
@@ -1378,7 +1413,7 @@ export function htmlToMarkdown(
         return;
       }
       case "cell": {
-        const table = tables[tables.length - 1];
+        const table = last(tables);
         if (!table?.current) return;
         table.current.push(
           inner.replace(/\n+/g, "<br>").replace(/\\/g, "\\\\").replace(/\|/g, "\\|"),
