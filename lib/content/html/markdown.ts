@@ -492,27 +492,38 @@ function collapseSpace(s: string): string {
 const MAX_CONTAINERS = 16;
 const MAX_CAPTURES = 32;
 
+/**
+ * A start tag's attributes as the converter reads them: a field for each
+ * attribute it reads, undefined where the element has none (the walk fills
+ * one for each element that has any, see `walkHtml`). Every element's
+ * record then has one shape, and each read of `attrs.id` or `attrs.class`
+ * is one check, where records of a dozen shapes (the attributes each
+ * element happens to have, in its order) made every read a megamorphic
+ * look-up.
+ */
+const attributeRecord = (): Record<string, string> => ({
+  id: undefined!,
+  name: undefined!,
+  class: undefined!,
+  href: undefined!,
+  alt: undefined!,
+  lang: undefined!,
+  "data-lang": undefined!,
+  content: undefined!,
+  property: undefined!,
+  rel: undefined!,
+  role: undefined!,
+  hidden: undefined!,
+  "aria-hidden": undefined!,
+  style: undefined!,
+  type: undefined!,
+  checked: undefined!,
+  start: undefined!,
+  colspan: undefined!,
+});
+
 /** Attributes the converter reads; the tokenizer skips all others. */
-const ATTRIBUTES = [
-  "id",
-  "name",
-  "class",
-  "href",
-  "alt",
-  "lang",
-  "data-lang",
-  "content",
-  "property",
-  "rel",
-  "role",
-  "hidden",
-  "aria-hidden",
-  "style",
-  "type",
-  "checked",
-  "start",
-  "colspan",
-];
+const ATTRIBUTES = Object.keys(attributeRecord());
 
 /**
  * The last item of `list`, or undefined. Not `list[list.length - 1]`: on an empty list that
@@ -549,7 +560,7 @@ function languageOf(attrs: Record<string, string>): string {
 }
 
 function isHidden(attrs: Record<string, string>): boolean {
-  if ("hidden" in attrs) return true;
+  if (attrs.hidden !== undefined) return true;
   if (attrs["aria-hidden"] === "true") return true;
   const style = attrs.style;
   return style !== undefined && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
@@ -1004,7 +1015,7 @@ export function htmlToMarkdown(
         }
         case "input": {
           if ((attrs.type ?? "").toLowerCase() === "checkbox") {
-            sink().mark("checked" in attrs ? "[x]" : "[ ]");
+            sink().mark(attrs.checked !== undefined ? "[x]" : "[ ]");
             sink().text(" ");
           }
           return;
@@ -1459,6 +1470,7 @@ export function htmlToMarkdown(
     html,
     narrow ? widening(handler) : handler,
     new Set([...ATTRIBUTES, ...(furniture?.attributes ?? [])]),
+    attributeRecord,
   );
   // A conversion given up stops between its stages too (the walk checks as it goes).
   checkCancelled();

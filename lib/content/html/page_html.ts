@@ -231,7 +231,8 @@ function widenedAttributes(attrs: Record<string, string>): Record<string, string
   let copy: Record<string, string> | undefined;
   for (const name in attrs) {
     const value = attrs[name];
-    if (value.indexOf(ESCAPE) < 0) continue;
+    // (A field of the converter's attribute record may be unset.)
+    if (value === undefined || value.indexOf(ESCAPE) < 0) continue;
     copy ??= { ...attrs };
     copy[name] = widened(value);
   }
