@@ -501,26 +501,27 @@ const MAX_CAPTURES = 32;
  * element happens to have, in its order) made every read a megamorphic
  * look-up.
  */
-const attributeRecord = (): Record<string, string> => ({
-  id: undefined!,
-  name: undefined!,
-  class: undefined!,
-  href: undefined!,
-  alt: undefined!,
-  lang: undefined!,
-  "data-lang": undefined!,
-  content: undefined!,
-  property: undefined!,
-  rel: undefined!,
-  role: undefined!,
-  hidden: undefined!,
-  "aria-hidden": undefined!,
-  style: undefined!,
-  type: undefined!,
-  checked: undefined!,
-  start: undefined!,
-  colspan: undefined!,
-});
+const attributeRecord = (): Record<string, string> =>
+  ({
+    id: undefined,
+    name: undefined,
+    class: undefined,
+    href: undefined,
+    alt: undefined,
+    lang: undefined,
+    "data-lang": undefined,
+    content: undefined,
+    property: undefined,
+    rel: undefined,
+    role: undefined,
+    hidden: undefined,
+    "aria-hidden": undefined,
+    style: undefined,
+    type: undefined,
+    checked: undefined,
+    start: undefined,
+    colspan: undefined,
+  }) as unknown as Record<string, string>;
 
 /** Attributes the converter reads; the tokenizer skips all others. */
 const ATTRIBUTES = Object.keys(attributeRecord());

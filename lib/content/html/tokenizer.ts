@@ -1021,14 +1021,15 @@ interface ImpliedRecords {
 
 /**
  * What a walk keeps per element name: its kind, where the open elements of
- * that name sit in the stack (HTML and foreign, indexes, innermost last),
- * and its implied-end rule once asked for (null: none). One look-up of the
- * name finds all of it, where each was a map of its own.
+ * that name sit in the stack (HTML and foreign, indexes, innermost last;
+ * made when the first opens) and its implied-end rule once asked for (null:
+ * none). One look-up of the name finds all of it, where each was a map of
+ * its own.
  */
 interface NameRecord {
   kind: number;
-  html: number[];
-  foreign: number[];
+  html: number[] | undefined;
+  foreign: number[] | undefined;
   rule: ImpliedRecords | null | undefined;
 }
 
@@ -1070,7 +1071,7 @@ export function walkHtml(
   const recordOf = (name: string): NameRecord => {
     let record = records.get(name);
     if (record === undefined) {
-      record = { kind: kindOf(name), html: [], foreign: [], rule: undefined };
+      record = { kind: kindOf(name), html: undefined, foreign: undefined, rule: undefined };
       records.set(name, record);
     }
     return record;
@@ -1228,7 +1229,7 @@ export function walkHtml(
   const mark = (record: NameRecord, space: number, index: number, point: boolean): void => {
     const kind = record.kind;
     if (space === HTML) {
-      record.html.push(index);
+      (record.html ??= []).push(index);
       anyHtmlAt.push(index);
       if ((kind & K_SCOPE) !== 0) scopeAt.push(index);
       if ((kind & K_SPECIAL) !== 0) specialAt.push(index);
@@ -1236,15 +1237,15 @@ export function walkHtml(
       if ((kind & K_TABLE_CONTEXT) !== 0) tablePartAt.push(index);
       if ((kind & K_CELL) !== 0) cellAt.push(index);
     } else {
-      record.foreign.push(index);
+      (record.foreign ??= []).push(index);
       anyForeignAt.push(index);
       if (point) pointAt.push(index);
     }
   };
   /** Takes the element at `index` (the innermost) out of the lists above. */
   const unmark = (record: NameRecord, space: number, index: number): void => {
-    const drop = (list: number[]) => {
-      if (list.length > 0 && list[list.length - 1] === index) list.pop();
+    const drop = (list: number[] | undefined) => {
+      if (list !== undefined && list.length > 0 && list[list.length - 1] === index) list.pop();
     };
     if (space === HTML) {
       drop(record.html);
