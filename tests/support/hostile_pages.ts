@@ -199,4 +199,9 @@ export const HOSTILE_SHAPES: readonly HostileShape[] = [
     about: "images with alt text",
     page: (n) => repeated(n, (i) => `<img src="/i${i}.png" alt="chart ${i}">`),
   },
+  {
+    name: "distinct_names",
+    about: "elements of a new name each, with an id, closed: `<xN id=aN>w</xN>`",
+    page: (n) => repeated(n, (i) => `<x${i} id="a${i}">w${i}</x${i}>\n`),
+  },
 ];

@@ -212,6 +212,14 @@ const RAW_END = new Map<string, RegExp>();
 const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /**
+ * An object kept in dictionary mode (one with no prototype starts so): its
+ * keys are the engine's shared strings, and adding one makes no new hidden
+ * class (a fresh object per name made one per distinct name, which a page
+ * of a million distinct tag names turned into seconds).
+ */
+const SHARED_KEYS: Record<string, number> = Object.create(null);
+
+/**
  * `s` as the engine's one shared copy of it, the copy a property key is: a
  * tag or attribute name compared with `===` against a literal, looked up in
  * a map or a set, or used as a key is then matched by its address, where a
@@ -219,11 +227,18 @@ const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string
  * looked up in the engine's table of shared strings) at every use.
  */
 function internalized(s: string): string {
-  const key: Record<string, number> = {};
-  key[s] = 0;
-  for (const k in key) return k;
-  return s;
+  SHARED_KEYS[s] = 0;
+  const key = Object.keys(SHARED_KEYS)[0] ?? s;
+  delete SHARED_KEYS[s];
+  return key;
 }
+
+/**
+ * Distinct names a walk makes shared copies of: a page has a few hundred;
+ * past this many (a page built of distinct names), the rest are left as
+ * they are read.
+ */
+const SHARED_NAMES = 4096;
 
 /** Slots of the tokenizer's table of names read (16 lengths × 32 × 32 characters). */
 const NAME_SLOTS = 16 * 32 * 32;
@@ -440,6 +455,7 @@ export function tokenize(
   // one, which spares an allocation per tag and attribute and lets every later lookup of
   // the name (the tree builder's and the converter's sets) reuse its hash.
   const names: (string | undefined)[] = new Array(NAME_SLOTS);
+  let shared = 0; // names made shared copies of (see SHARED_NAMES)
   const nameAt = (from: number, to: number): string => {
     const length = to - from;
     const slot = ((length & 15) << 10) | ((html.charCodeAt(from) & 31) << 5) |
@@ -452,7 +468,9 @@ export function tokenize(
       while (k < length && seen.charCodeAt(k) === html.charCodeAt(from + k)) k++;
       if (k === length) return seen;
     }
-    const name = internalized(html.slice(from, to));
+    const name = shared++ < SHARED_NAMES
+      ? internalized(html.slice(from, to))
+      : html.slice(from, to);
     names[slot] = name;
     return name;
   };
@@ -1095,6 +1113,7 @@ export function walkHtml(
   const OL = recordOf("ol");
   const UL = recordOf("ul");
   const TEMPLATE = recordOf("template");
+  const TR = recordOf("tr");
   // A <frameset> before any text or content element replaces the body (and drops what follows).
   let framesetOk = true;
   let frameset = false;
@@ -1204,14 +1223,13 @@ export function walkHtml(
     }
     return record.rule ?? undefined;
   };
-  /** Closes what the start tag `name` (its record `record`) closes. */
-  const closeImplied = (name: string, record: NameRecord) => {
-    const kind = record.kind;
+  /** Closes what the start tag `name` (of kind `kind`) closes. */
+  const closeImplied = (name: string, kind: number) => {
     if (openP > 0 && (kind & K_CLOSES_P) !== 0) {
       const at = inScope(P, BUTTON);
       if (at >= 0) popTo(at);
     }
-    const rule = (kind & K_IMPLIED) !== 0 ? ruleOf(name, record) : undefined;
+    const rule = (kind & K_IMPLIED) !== 0 ? ruleOf(name, recordOf(name)) : undefined;
     if (rule) {
       // The innermost element the rule closes, unless a boundary or foreign content comes first.
       let boundary = last(anyForeignAt);
@@ -1264,12 +1282,14 @@ export function walkHtml(
 
   const push = (
     name: string,
-    record: NameRecord,
+    known: NameRecord | undefined,
     space: number,
     attrs: Record<string, string>,
     into: number,
     home: number,
   ): void => {
+    // A name's record is made when an element of it opens (not for one flattened away).
+    const record = known ?? recordOf(name);
     stack.push(name);
     recs.push(record);
     ns.push(space);
@@ -1288,15 +1308,15 @@ export function walkHtml(
     else if (name === "p") openP++;
   };
 
-  /** Opens an element (`record` of its name); false when it was flattened away. */
+  /** Opens an element (`kind` of its name, its record if made); false when it was flattened away. */
   const open = (
     name: string,
-    record: NameRecord,
+    kind: number,
+    record: NameRecord | undefined,
     space: number,
     attrs: Record<string, string>,
     selfClosing: boolean,
   ): boolean => {
-    const kind = record.kind;
     const home = tables > 0 && inTableContext() && !IN_TABLE.has(name) ? fosterTarget() : target();
     if (stack.length >= MAX_DEPTH && !(space === HTML && (kind & K_VOID) !== 0)) {
       flattened++;
@@ -1356,14 +1376,16 @@ export function walkHtml(
             // HTML inside SVG or MathML: leave the foreign content first.
             while (stack.length > 0 && inForeign()) pop();
           } else {
-            open(name, recordOf(name), space, attrs, selfClosing);
+            const known = records.get(name);
+            open(name, known ? known.kind : kindOf(name), known, space, attrs, selfClosing);
             return TextMode.Data;
           }
         }
       }
     }
     if (name === "image") name = "img";
-    const record = recordOf(name);
+    const record = records.get(name);
+    const kind = record ? record.kind : kindOf(name);
     if (tables > 0) {
       const top = stack.length - 1;
       if (stack[top] === "colgroup" && ns[top] === HTML && name !== "col" && name !== "template") {
@@ -1378,18 +1400,18 @@ export function walkHtml(
           const table = last(TABLE.html);
           if (table >= 0) popTo(table);
         } else if ((name === "td" || name === "th") && stack[stack.length - 1] !== "tr") {
-          open("tr", recordOf("tr"), HTML, {}, false);
+          open("tr", TR.kind, TR, HTML, {}, false);
         }
       }
     }
     if (name === "svg" || name === "math") {
-      closeImplied(name, record);
-      open(name, record, name === "svg" ? SVG : MATHML, attrs, selfClosing);
+      closeImplied(name, kind);
+      open(name, kind, record, name === "svg" ? SVG : MATHML, attrs, selfClosing);
       return TextMode.Data;
     }
-    closeImplied(name, record);
-    open(name, record, HTML, attrs, selfClosing);
-    return (record.kind & K_RAW) !== 0 ? modeOf(name) : TextMode.Data;
+    closeImplied(name, kind);
+    open(name, kind, record, HTML, attrs, selfClosing);
+    return (kind & K_RAW) !== 0 ? modeOf(name) : TextMode.Data;
   };
 
   const endTag = (name: string): void => {
@@ -1422,7 +1444,7 @@ export function walkHtml(
       if (at >= 0) popTo(at);
       else {
         // "</p>" without an open paragraph acts like "<p></p>".
-        closeImplied("p", P);
+        closeImplied("p", P.kind);
         emit(target(), [0, "p", {}]);
         emit(target(), [1, "p"]);
       }

@@ -34,6 +34,21 @@ Deno.test("hostile: every shape converts, main content selected, without an erro
   }
 });
 
+Deno.test("hostile: past thousands of distinct element names, the tree and its text are read alike", () => {
+  // The walk makes shared copies of the first few thousand names it reads and leaves the rest as
+  // read: a paragraph, a list and a table after 6,000 new names (and their end tags) convert as
+  // they do alone, and every one of the new elements keeps its text.
+  const tail = "<p>Closing <b>words</b></p><ul><li>one<li>two</ul>" +
+    "<table><tr><th>h</th><th>i</th></tr><tr><td>a</td><td>b</td></tr></table>" +
+    "<p>a<p>b</p><dl><dt>term<dd>meaning</dl>";
+  const names = shape("distinct_names").page(200_000);
+  const count = names.split("</x").length - 1;
+  assert.ok(count > 6_000, `${count} names`);
+  const out = md(names.replace("</body></html>", tail));
+  assert.ok(out.endsWith(md(tail)), out.slice(-300));
+  assert.ok(inOrder(out, ["w0", "w1", "w5000", `w${count - 1}`, "Closing **words**"]));
+});
+
 Deno.test("hostile: a table of 250,000 rows converts (its width is not spread into arguments)", () => {
   // Math.max(...rows) over 200,000 rows or more threw 'Maximum call stack size exceeded'.
   const rows = 250_000;
