@@ -60,6 +60,8 @@ export interface ElementContext {
   inMain: boolean;
   /** Nesting depth. */
   depth: number;
+  /** Whether the converter reads it as inline (a link, a term, a span: part of a sentence). */
+  inline: boolean;
 }
 
 /** Result of a conversion. */
@@ -913,7 +915,12 @@ export function htmlToMarkdown(
       const isMain = name === "main" || name === "article" || attrs.role === "main";
       if (
         furniture &&
-        furniture.drop(name, attrs, { ordinal, inMain: mainDepth > 0, depth: frames })
+        furniture.drop(name, attrs, {
+          ordinal,
+          inMain: mainDepth > 0,
+          depth: frames,
+          inline: (kind & TAG_INLINE) !== 0,
+        })
       ) {
         frameFlags[depth] = F_SKIP | F_FURNITURE;
         skipDepth = 1;

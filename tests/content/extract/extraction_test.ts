@@ -295,7 +295,7 @@ Deno.test("extraction: a class attribute is judged alike on every element that h
   // The furniture policy keeps the verdict of each class attribute it has tested, up to a bound:
   // a banner's class is furniture wherever it comes, before and after thousands of others have
   // been judged, and a class of the text (long enough to be a view into the page) never is.
-  const context = { ordinal: 1, inMain: true, depth: 3 };
+  const context = { ordinal: 1, inMain: true, depth: 3, inline: false };
   const drops = (cls: string) => defaultFurniture.drop("div", { class: cls }, context);
   const page = `<div class="site-cookie-banner x"><p class="paragraph-of-the-article">`;
   const banner = page.slice(page.indexOf("site-"), page.indexOf('"><p'));
