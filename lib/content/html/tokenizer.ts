@@ -206,6 +206,14 @@ export interface TokenizeStart {
   cdata?: boolean;
 }
 
+/** How {@link tokenize} reports what it reads (for {@link walkHtml}). */
+export interface TokenizeReport {
+  /** Makes the record each element's attributes go into (see {@link walkHtml}). */
+  record?: () => Record<string, string>;
+  /** Whether the page holds a NUL, when the caller has looked already (else looked for here). */
+  holdsNul?: boolean;
+}
+
 const RAW_END = new Map<string, RegExp>();
 
 /** The attributes of every tag that has none (frozen: they are shared). */
@@ -435,20 +443,21 @@ function readDoctype(html: string, at: number): Doctype {
  * Tokenizes `html` into `sink`, following the WHATWG tokenizer. With
  * `attributes`, only those attributes are decoded and reported (the rest
  * are skipped, which saves most of the attribute work on large pages), in
- * a record `record` makes when given (see {@link walkHtml}).
+ * a record `report.record` makes when given (see {@link walkHtml}).
  */
 export function tokenize(
   source: string,
   sink: TokenSink,
   attributes?: ReadonlySet<string>,
   start: TokenizeStart = {},
-  record?: () => Record<string, string>,
+  report: TokenizeReport = {},
 ): void {
   const html = source.indexOf("\r") === -1 ? source : source.replace(/\r\n?/g, "\n");
   const n = html.length;
   let i = 0;
   // Most pages hold no NUL: one search of the page spares one of every attribute value.
-  const nulFree = html.indexOf("\u0000") === -1;
+  const nulFree = !(report.holdsNul ?? html.indexOf("\u0000") !== -1);
+  const record = report.record;
   const cleaned = (s: string): string => nulFree ? s : noNul(s);
   // Tag and attribute names as read before, by length and first two characters: a name
   // the page repeats (nearly all of them) is the string read the first time, not a new
@@ -1506,7 +1515,7 @@ export function walkHtml(
 
   const wanted = attributes && new Set([...attributes, ...BUILDER_ATTRIBUTES]);
   // Text holds a NUL only where the page does (a character reference never decodes to one): a
-  // page without any spares the search of every piece of text.
+  // page without any spares the search of every piece of text (and the tokenizer its own search).
   const mayHoldNul = html.indexOf("\u0000") !== -1;
   tokenize(
     html,
@@ -1541,7 +1550,7 @@ export function walkHtml(
     },
     wanted,
     {},
-    record,
+    { record, holdsNul: mayHoldNul },
   );
   popTo(0);
 }
