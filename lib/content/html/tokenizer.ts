@@ -1104,6 +1104,9 @@ export function walkHtml(
     return record;
   };
   const recs: NameRecord[] = []; // per open element: its name's record
+  /** The kind of `name`, from its record when one was made (`records.get(name)`). */
+  const kindIn = (record: NameRecord | undefined, name: string): number =>
+    record ? record.kind : kindOf(name);
   const scopeAt: number[] = []; // HTML elements a scope search stops at (SCOPE)
   const specialAt: number[] = []; // HTML special elements (SPECIAL)
   const pointAt: number[] = []; // integration points (in SVG or MathML)
@@ -1223,7 +1226,8 @@ export function walkHtml(
   };
 
   /** The implied-end rule of a name, its names as records (made once per walk). */
-  const ruleOf = (name: string, record: NameRecord): ImpliedRecords | undefined => {
+  const ruleOf = (name: string): ImpliedRecords | undefined => {
+    const record = recordOf(name);
     if (record.rule === undefined) {
       const rule = IMPLIED_MAP.get(name);
       record.rule = rule
@@ -1238,7 +1242,7 @@ export function walkHtml(
       const at = inScope(P, BUTTON);
       if (at >= 0) popTo(at);
     }
-    const rule = (kind & K_IMPLIED) !== 0 ? ruleOf(name, recordOf(name)) : undefined;
+    const rule = (kind & K_IMPLIED) !== 0 ? ruleOf(name) : undefined;
     if (rule) {
       // The innermost element the rule closes, unless a boundary or foreign content comes first.
       let boundary = last(anyForeignAt);
@@ -1386,7 +1390,7 @@ export function walkHtml(
             while (stack.length > 0 && inForeign()) pop();
           } else {
             const known = records.get(name);
-            open(name, known ? known.kind : kindOf(name), known, space, attrs, selfClosing);
+            open(name, kindIn(known, name), known, space, attrs, selfClosing);
             return TextMode.Data;
           }
         }
@@ -1394,7 +1398,7 @@ export function walkHtml(
     }
     if (name === "image") name = "img";
     const record = records.get(name);
-    const kind = record ? record.kind : kindOf(name);
+    const kind = kindIn(record, name);
     if (tables > 0) {
       const top = stack.length - 1;
       if (stack[top] === "colgroup" && ns[top] === HTML && name !== "col" && name !== "template") {
@@ -1459,7 +1463,7 @@ export function walkHtml(
       }
       return;
     }
-    const kind = record ? record.kind : kindOf(name);
+    const kind = kindIn(record, name);
     if ((kind & K_HEADING) !== 0) {
       const at = headingInScope();
       if (at >= 0) popTo(at);
