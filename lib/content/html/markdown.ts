@@ -407,8 +407,8 @@ interface Capture {
   eid: number;
 }
 
-/** A capture of `kind` (see {@link Capture}). */
-function capture(kind: Capture["kind"]): Capture {
+/** A capture of `kind` (see {@link Capture}); emphasis with its `marker`. */
+function capture(kind: Capture["kind"], marker = ""): Capture {
   return {
     kind,
     inline: new Inline(),
@@ -417,7 +417,7 @@ function capture(kind: Capture["kind"]): Capture {
     words: false,
     depth: 0,
     ordinal: 0,
-    marker: "",
+    marker,
     links: undefined,
     level: 0,
     ids: undefined,
@@ -1061,9 +1061,7 @@ export function htmlToMarkdown(
             : name === "em" || name === "i"
             ? "*"
             : "~~";
-          const emph = capture("emph");
-          emph.marker = marker;
-          captures.push(emph);
+          captures.push(capture("emph", marker));
           frameFlags[depth] |= F_CAPTURE;
           return;
         }
@@ -1172,9 +1170,7 @@ export function htmlToMarkdown(
         case "summary":
           blockBoundary();
           if (captures.length === 0) {
-            const emph = capture("emph");
-            emph.marker = "**";
-            captures.push(emph);
+            captures.push(capture("emph", "**"));
             frameFlags[depth] |= F_CAPTURE;
           }
           return;
