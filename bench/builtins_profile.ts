@@ -48,8 +48,7 @@ const { values } = parseArgs({
     callers: { type: "string" },
   },
 });
-const shared = sharedDir();
-if (!shared) {
+if (!sharedDir()) {
   console.log("SKIPPED: set PARKOUR_SHARED_DIR to the shared folder");
   Deno.exit(0);
 }
@@ -85,12 +84,10 @@ const driver = `${dir}/driver.ts`;
 await Deno.writeTextFile(
   driver,
   `
-const { gunzipFile } = await import(${
+const { realPageHtml } = await import(${
     JSON.stringify(`file://${ROOT_DIR}/tests/support/shared.ts`)
   });
-const html = new TextDecoder().decode(await gunzipFile(${
-    JSON.stringify(`${shared}/fixtures/real/${values.page}.html.gz`)
-  }));
+const html = await realPageHtml(${JSON.stringify(values.page)});
 const { htmlToMarkdown } = await import(${
     JSON.stringify(`file://${root}/lib/content/html/markdown.ts`)
   });
